@@ -1,0 +1,1 @@
+//! Runnable examples for mote: see the `[[example]]` files in this folder.
