@@ -1,1 +1,109 @@
-//! mote
+//! Erlang/OTP-style lightweight processes for Rust.
+//!
+//! A mote *process* is an isolated async task with its own typed mailbox. Processes share
+//! nothing but messages, fail alone, and watch each other through links and monitors, as on
+//! the BEAM, but at Rust's cost: messages are moved, never copied (big immutable data is
+//! shared through `Arc`), an idle process takes a few hundred bytes, and message passing is
+//! as fast as a plain channel.
+//!
+//! ```
+//! use mote::{Process, Pid};
+//!
+//! enum Ask { Double(u64, Pid<u64>) }
+//!
+//! let answer = mote::run(|mut p: Process<u64>| async move {
+//!     let server = mote::spawn(|mut s: Process<Ask>| async move {
+//!         loop {
+//!             let Ask::Double(n, reply) = s.recv().await;
+//!             reply.send(n * 2);
+//!         }
+//!     });
+//!     server.send(Ask::Double(21, p.pid()));
+//!     p.recv().await
+//! });
+//! assert_eq!(answer, Ok(42));
+//! ```
+//!
+//! # The pieces
+//!
+//! * [`run`] / [`run_async`] start a root process; [`spawn`], [`Process::spawn_link`],
+//!   [`Process::spawn_monitor`] start more. [`Builder`] configures the runtime.
+//! * [`Pid<M>`] addresses a process whose mailbox takes `M`; [`Pid::send`] never blocks.
+//! * [`Process<M>`] is a process's own handle: [`Process::recv`], selective receive with
+//!   [`Process::recv_matching`], timeouts with [`Process::recv_timeout`].
+//! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`], [`Process::trap_exit`],
+//!   [`exit`]. System messages ([`Down`], [`Exit`]) arrive in the same mailbox, converted
+//!   into `M` with `From` (see [`Process`]).
+//! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
+//!   [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
+//!
+//! # Tokio inside processes
+//!
+//! Processes run on mote's own scheduler threads, each of which has entered a tokio runtime,
+//! so tokio sockets, timers and `tokio::spawn` work inside a process. See `docs/design.md`
+//! for why processes are not tokio tasks.
+//!
+//! # Semantics
+//!
+//! mote follows the BEAM's rules for exit signals, links, monitors, the registry and
+//! selective receive; each deliberate deviation is documented on the item concerned.
+
+#![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
+
+mod exit;
+mod info;
+mod mailbox;
+mod pid;
+mod process;
+mod registry;
+mod runtime;
+mod scheduler;
+mod send;
+mod signals;
+mod spawn;
+mod sync;
+mod table;
+mod timer;
+
+pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
+pub use info::{process_count, process_info, processes, ProcessInfo, Status};
+pub use pid::{Pid, ProcessId};
+pub use process::{Process, Recv, RecvMatching};
+pub use registry::{lookup, register, registered_name, send_named, unregister, whereis, RegistryError};
+pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
+pub use send::{is_alive, TrySendError};
+pub use signals::LinkError;
+pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
+pub use timer::{cancel_timer, read_timer, send_after, sleep, TimerRef};
+
+/// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
+/// [`ProcessId::NONE`] outside any process).
+///
+/// A non-trapping target ends with `reason` unless it is `Normal` (ignored, except when a
+/// process sends it to itself); a trapping one gets an [`Exit`] message; `Kill` cannot be
+/// trapped and ends the target with `Killed`.
+///
+/// ```
+/// use mote::{Down, ExitReason, Process};
+/// mote::run(|mut p: Process<Down>| async move {
+///     let victim = mote::spawn(|mut v: Process<()>| async move { v.recv().await });
+///     p.monitor(victim);
+///     mote::exit(victim, ExitReason::Kill);
+///     assert_eq!(p.recv().await.reason, ExitReason::Killed);
+/// })
+/// .unwrap();
+/// ```
+pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
+    let from = self_id().unwrap_or(ProcessId::NONE);
+    signals::exit_signal(target.into(), from, reason, false);
+}
+
+/// The id of the process running this code, or `None` outside any process.
+///
+/// ```
+/// assert_eq!(mote::self_id(), None);
+/// mote::run(|p: mote::Process<()>| async move { assert_eq!(mote::self_id(), Some(p.id())) }).unwrap();
+/// ```
+pub fn self_id() -> Option<ProcessId> {
+    process::task::current()
+}
