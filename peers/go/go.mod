@@ -1,0 +1,3 @@
+module motepeer
+
+go 1.19
