@@ -85,22 +85,28 @@ pub fn processes() -> Vec<ProcessId> {
 /// .unwrap();
 /// ```
 pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
-    let (name, links, monitors, monitored_by, trap_exit, signal_bytes) = signals::with_live(id, |_, s| {
-        let monitored_by =
-            s.watchers.iter().filter_map(|(_, w)| if let Watcher::Process { pid, .. } = w { Some(*pid) } else { None });
-        let bytes = size_of::<signals::Signals>()
-            + s.links.capacity() * size_of::<ProcessId>()
-            + s.watchers.capacity() * 32
-            + s.watching.capacity() * 24;
-        (
-            s.name.clone(),
-            s.links.clone(),
-            s.watching.iter().map(|(_, t)| *t).collect(),
-            monitored_by.collect(),
-            s.trap_exit,
-            bytes,
-        )
-    })?;
+    let (name, links, monitors, monitored_by, trap_exit, signal_bytes) =
+        signals::with_live(id, |_, s| {
+            let monitored_by = s.watchers.iter().filter_map(|(_, w)| {
+                if let Watcher::Process { pid, .. } = w {
+                    Some(*pid)
+                } else {
+                    None
+                }
+            });
+            let bytes = size_of::<signals::Signals>()
+                + s.links.capacity() * size_of::<ProcessId>()
+                + s.watchers.capacity() * 32
+                + s.watching.capacity() * 24;
+            (
+                s.name.clone(),
+                s.links.clone(),
+                s.watching.iter().map(|(_, t)| *t).collect(),
+                monitored_by.collect(),
+                s.trap_exit,
+                bytes,
+            )
+        })?;
     let slot = TABLE.lookup(id)?;
     let state = slot.state.load(Ordering::Acquire);
     let status = if state & EXIT_PENDING != 0 {

@@ -9,17 +9,18 @@
 //! ```
 //! use mote::{Process, Pid};
 //!
-//! enum Ask { Double(u64, Pid<u64>) }
+//! enum Ask { Double(u64, Pid<u64>), Stop }
 //!
 //! let answer = mote::run(|mut p: Process<u64>| async move {
 //!     let server = mote::spawn(|mut s: Process<Ask>| async move {
-//!         loop {
-//!             let Ask::Double(n, reply) = s.recv().await;
+//!         while let Ask::Double(n, reply) = s.recv().await {
 //!             reply.send(n * 2);
 //!         }
 //!     });
 //!     server.send(Ask::Double(21, p.pid()));
-//!     p.recv().await
+//!     let answer = p.recv().await;
+//!     server.send(Ask::Stop);
+//!     answer
 //! });
 //! assert_eq!(answer, Ok(42));
 //! ```
@@ -69,7 +70,9 @@ pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
 pub use info::{process_count, process_info, processes, ProcessInfo, Status};
 pub use pid::{Pid, ProcessId};
 pub use process::{Process, Recv, RecvMatching};
-pub use registry::{lookup, register, registered_name, send_named, unregister, whereis, RegistryError};
+pub use registry::{
+    lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
+};
 pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
 pub use send::{is_alive, TrySendError};
 pub use signals::LinkError;

@@ -29,10 +29,20 @@ impl ProcessId {
     /// The id used as the sender of signals that come from outside any process
     /// (for example `mote::exit` called from `main`): `<0.0.0>` with creation `u32::MAX`,
     /// which no process ever has.
-    pub const NONE: ProcessId = ProcessId { node: 0, index: 0, serial: 0, creation: u32::MAX };
+    pub const NONE: ProcessId = ProcessId {
+        node: 0,
+        index: 0,
+        serial: 0,
+        creation: u32::MAX,
+    };
 
     pub(crate) const fn local(index: u32, serial: u32) -> Self {
-        ProcessId { node: 0, index, serial, creation: 0 }
+        ProcessId {
+            node: 0,
+            index,
+            serial,
+            creation: 0,
+        }
     }
 
     /// The node this process lives on: `0` for the local node.
@@ -100,7 +110,10 @@ pub struct Pid<M> {
 
 impl<M> Pid<M> {
     pub(crate) const fn from_id(id: ProcessId) -> Self {
-        Pid { id, _message: PhantomData }
+        Pid {
+            id,
+            _message: PhantomData,
+        }
     }
 
     /// The untyped identity of this process.

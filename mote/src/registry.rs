@@ -63,7 +63,10 @@ pub enum RegistryError {
 pub fn register<M: 'static>(name: &str, pid: Pid<M>) -> Result<(), RegistryError> {
     let mut names = NAMES.lock();
     if let Some(entry) = names.get(name) {
-        return Err(RegistryError::NameTaken { name: name.into(), owner: entry.id });
+        return Err(RegistryError::NameTaken {
+            name: name.into(),
+            owner: entry.id,
+        });
     }
     let name: Arc<str> = name.into();
     let outcome = signals::with_live(pid.id(), |_, s| match &s.name {
@@ -76,7 +79,11 @@ pub fn register<M: 'static>(name: &str, pid: Pid<M>) -> Result<(), RegistryError
     outcome.unwrap_or(Err(RegistryError::NoProc))?;
     names.insert(
         name,
-        Entry { id: pid.id(), message_type: TypeId::of::<M>(), type_name: std::any::type_name::<M>() },
+        Entry {
+            id: pid.id(),
+            message_type: TypeId::of::<M>(),
+            type_name: std::any::type_name::<M>(),
+        },
     );
     Ok(())
 }
@@ -92,7 +99,10 @@ pub fn register<M: 'static>(name: &str, pid: Pid<M>) -> Result<(), RegistryError
 /// .unwrap();
 /// ```
 pub fn unregister(name: &str) -> Result<(), RegistryError> {
-    let entry = NAMES.lock().remove(name).ok_or_else(|| RegistryError::NotRegistered(name.into()))?;
+    let entry = NAMES
+        .lock()
+        .remove(name)
+        .ok_or_else(|| RegistryError::NotRegistered(name.into()))?;
     let _ = signals::with_live(entry.id, |_, s| s.name = None);
     Ok(())
 }
@@ -118,7 +128,9 @@ pub fn whereis(name: &str) -> Option<ProcessId> {
 /// ```
 pub fn lookup<M: 'static>(name: &str) -> Result<Pid<M>, RegistryError> {
     let names = NAMES.lock();
-    let entry = names.get(name).ok_or_else(|| RegistryError::NotRegistered(name.into()))?;
+    let entry = names
+        .get(name)
+        .ok_or_else(|| RegistryError::NotRegistered(name.into()))?;
     if entry.message_type != TypeId::of::<M>() {
         return Err(RegistryError::WrongType {
             name: name.into(),

@@ -99,9 +99,11 @@ impl Builder {
     }
 
     fn build(self) -> Runtime {
-        let workers = self
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let workers = self.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
         let (tokio, owned) = match self.tokio {
             Some(handle) => (handle, None),
             None => {
@@ -115,7 +117,12 @@ impl Builder {
             }
         };
         let scheduler = Scheduler::start(workers, tokio.clone());
-        Runtime { scheduler, tokio, workers, _owned_tokio: owned }
+        Runtime {
+            scheduler,
+            tokio,
+            workers,
+            _owned_tokio: owned,
+        }
     }
 }
 
@@ -144,7 +151,8 @@ pub fn worker_threads() -> usize {
 /// });
 /// assert_eq!(sum, Ok(6));
 ///
-/// let crashed = mote::run(|_p: Process<()>| async { panic!("boom") });
+/// async fn crash() { panic!("boom") }
+/// let crashed = mote::run(|_p: Process<()>| crash());
 /// assert_eq!(crashed, Err::<(), _>(ExitReason::Panic("boom".into())));
 /// ```
 pub fn run<M, F, Fut>(f: F) -> Result<Fut::Output, ExitReason>

@@ -47,7 +47,9 @@ impl<M: Send + 'static> Pid<M> {
             // `spawn` or a type-checked registry lookup), and `send` checks the serial, so a
             // reused slot of another type is never written to.
             // `pinned()`: see `Slot::send`.
-            Some(slot) => unsafe { slot.send::<M>(id.serial(), 0, message, crate::process::task::pinned()) },
+            Some(slot) => unsafe {
+                slot.send::<M>(id.serial(), 0, message, crate::process::task::pinned())
+            },
             None => Err(message),
         }
     }
@@ -116,5 +118,7 @@ impl<M: Send + 'static> Pid<M> {
 /// ```
 pub fn is_alive(pid: impl Into<ProcessId>) -> bool {
     let id = pid.into();
-    TABLE.lookup(id).is_some_and(|slot| slot.is_alive_gen(id.serial()))
+    TABLE
+        .lookup(id)
+        .is_some_and(|slot| slot.is_alive_gen(id.serial()))
 }

@@ -23,10 +23,16 @@ pub(crate) type DeliverExit = unsafe fn(&Slot, u32, Exit) -> bool;
 /// Who is told when a monitored process ends.
 pub(crate) enum Watcher {
     /// A process, with the conversion of `Down` into its message type.
-    Process { pid: ProcessId, deliver: DeliverDown },
+    Process {
+        pid: ProcessId,
+        deliver: DeliverDown,
+    },
     /// Runtime code (the waiters of `run`, tasks): called once with the exit reason.
-    Hook(Box<dyn FnOnce(&ExitReason) + Send>),
+    Hook(ExitHook),
 }
+
+/// Runtime code run once with a process's exit reason.
+pub(crate) type ExitHook = Box<dyn FnOnce(&ExitReason) + Send>;
 
 /// A process's links, monitors, flags and name.
 #[derive(Default)]
@@ -57,7 +63,11 @@ pub(crate) fn new_ref() -> MonitorRef {
 ///
 /// # Safety
 /// The current incarnation of `slot`, if it is `gen`, has message type `M`.
-pub(crate) unsafe fn deliver_down<M: From<Down> + Send + 'static>(slot: &Slot, gen: u32, down: Down) -> bool {
+pub(crate) unsafe fn deliver_down<M: From<Down> + Send + 'static>(
+    slot: &Slot,
+    gen: u32,
+    down: Down,
+) -> bool {
     let tag = down.monitor.0;
     // SAFETY: the caller's contract.
     unsafe { slot.send::<M>(gen, tag, M::from(down), crate::process::task::pinned()) }.is_ok()
@@ -67,13 +77,20 @@ pub(crate) unsafe fn deliver_down<M: From<Down> + Send + 'static>(slot: &Slot, g
 ///
 /// # Safety
 /// The current incarnation of `slot`, if it is `gen`, has message type `M`.
-pub(crate) unsafe fn deliver_exit<M: From<Exit> + Send + 'static>(slot: &Slot, gen: u32, exit: Exit) -> bool {
+pub(crate) unsafe fn deliver_exit<M: From<Exit> + Send + 'static>(
+    slot: &Slot,
+    gen: u32,
+    exit: Exit,
+) -> bool {
     // SAFETY: the caller's contract.
     unsafe { slot.send::<M>(gen, 0, M::from(exit), crate::process::task::pinned()) }.is_ok()
 }
 
 /// Runs `f` on the signals of `id` if that process is alive (under its lock).
-pub(crate) fn with_live<R>(id: ProcessId, f: impl FnOnce(&'static Slot, &mut Signals) -> R) -> Option<R> {
+pub(crate) fn with_live<R>(
+    id: ProcessId,
+    f: impl FnOnce(&'static Slot, &mut Signals) -> R,
+) -> Option<R> {
     let slot = TABLE.lookup(id)?;
     let mut guard = slot.signals.lock();
     if !slot.is_alive_gen(id.serial()) {
@@ -104,9 +121,7 @@ fn set_pending_exit(slot: &Slot, signals: &mut Signals, reason: ExitReason) {
 pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason, via_link: bool) {
     let trapped = with_live(target, |slot, signals| {
         if via_link {
-            let Some(i) = signals.links.iter().position(|&l| l == from) else {
-                return None;
-            };
+            let i = signals.links.iter().position(|&l| l == from)?;
             signals.links.swap_remove(i);
         }
         if !via_link && reason == ExitReason::Kill {
@@ -142,7 +157,9 @@ pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
     if me == other {
         return Ok(());
     }
-    let my_slot = TABLE.lookup(me).expect("the caller is a live local process");
+    let my_slot = TABLE
+        .lookup(me)
+        .expect("the caller is a live local process");
     // A stale id of our own slot names a dead process; never lock our slot twice.
     let other_slot = TABLE.lookup(other).filter(|_| other.index() != me.index());
     let trapping = {
@@ -167,13 +184,25 @@ pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
                 }
                 return Ok(());
             }
-            _ => my_signals.trap_exit.then_some(my_signals.deliver_exit).flatten(),
+            _ => my_signals
+                .trap_exit
+                .then_some(my_signals.deliver_exit)
+                .flatten(),
         }
     };
     match trapping {
         Some(deliver) => {
             // SAFETY: installed by this process for its own message type.
-            unsafe { deliver(my_slot, me.serial(), Exit { from: other, reason: ExitReason::NoProc }) };
+            unsafe {
+                deliver(
+                    my_slot,
+                    me.serial(),
+                    Exit {
+                        from: other,
+                        reason: ExitReason::NoProc,
+                    },
+                )
+            };
             Ok(())
         }
         None => Err(LinkError::NoProc),
@@ -192,19 +221,38 @@ pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
 pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDown) -> MonitorRef {
     let r = new_ref();
     let _ = with_live(watcher, |_, s| s.watching.push((r, target)));
-    let added = with_live(target, |_, s| s.watchers.push((r, Watcher::Process { pid: watcher, deliver })));
+    let added = with_live(target, |_, s| {
+        s.watchers.push((
+            r,
+            Watcher::Process {
+                pid: watcher,
+                deliver,
+            },
+        ))
+    });
     if added.is_none() {
-        send_down(watcher, deliver, Down { monitor: r, pid: target, reason: ExitReason::NoProc });
+        send_down(
+            watcher,
+            deliver,
+            Down {
+                monitor: r,
+                pid: target,
+                reason: ExitReason::NoProc,
+            },
+        );
     }
     r
 }
 
 #[allow(dead_code)] // the hook of task handles (OTP layer)
 /// Calls `hook` once `target` ends (at once, with `noproc`, if it is not alive).
-pub(crate) fn on_exit(target: ProcessId, hook: Box<dyn FnOnce(&ExitReason) + Send>) {
+pub(crate) fn on_exit(target: ProcessId, hook: ExitHook) {
     let mut hook = Some(hook);
     let r = new_ref();
-    let _ = with_live(target, |_, s| s.watchers.push((r, Watcher::Hook(hook.take().expect("hook used once")))));
+    let _ = with_live(target, |_, s| {
+        s.watchers
+            .push((r, Watcher::Hook(hook.take().expect("hook used once"))))
+    });
     if let Some(hook) = hook {
         hook(&ExitReason::NoProc);
     }
@@ -264,9 +312,15 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
         }
         for (r, watcher) in signals.watchers.drain(..) {
             match watcher {
-                Watcher::Process { pid, deliver } => {
-                    send_down(pid, deliver, Down { monitor: r, pid: id, reason: reason.clone() })
-                }
+                Watcher::Process { pid, deliver } => send_down(
+                    pid,
+                    deliver,
+                    Down {
+                        monitor: r,
+                        pid: id,
+                        reason: reason.clone(),
+                    },
+                ),
                 Watcher::Hook(hook) => hook(&reason),
             }
         }
@@ -290,5 +344,9 @@ pub(crate) fn set_trap_exit(me: ProcessId, on: bool, deliver: DeliverExit) -> bo
 
 /// Takes the reason of a pending exit signal (the process is ending because of it).
 pub(crate) fn take_pending_exit(slot: &Slot) -> ExitReason {
-    slot.signals.lock().as_mut().and_then(|s| s.pending_exit.take()).unwrap_or(ExitReason::Killed)
+    slot.signals
+        .lock()
+        .as_mut()
+        .and_then(|s| s.pending_exit.take())
+        .unwrap_or(ExitReason::Killed)
 }

@@ -97,13 +97,16 @@ pub enum SpawnError {
 pub struct SpawnOptions {
     link: Option<ProcessId>,
     monitor: Option<(ProcessId, MonitorRef, DeliverDown)>,
-    on_exit: Option<Box<dyn FnOnce(&ExitReason) + Send>>,
+    on_exit: Option<signals::ExitHook>,
     bound: Option<usize>,
 }
 
 impl std::fmt::Debug for SpawnOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SpawnOptions").field("link", &self.link).field("bound", &self.bound).finish_non_exhaustive()
+        f.debug_struct("SpawnOptions")
+            .field("link", &self.link)
+            .field("bound", &self.bound)
+            .finish_non_exhaustive()
     }
 }
 
@@ -127,7 +130,12 @@ impl SpawnOptions {
         self
     }
 
-    pub(crate) fn monitored_by(mut self, watcher: ProcessId, r: MonitorRef, deliver: DeliverDown) -> Self {
+    pub(crate) fn monitored_by(
+        mut self,
+        watcher: ProcessId,
+        r: MonitorRef,
+        deliver: DeliverDown,
+    ) -> Self {
         self.monitor = Some((watcher, r, deliver));
         self
     }
@@ -163,17 +171,26 @@ impl SpawnOptions {
         Fut::Output: IntoExitReason,
     {
         crate::runtime::runtime();
-        let slot = TABLE.alloc().ok_or(SpawnError::TableFull(crate::table::MAX_PROCESSES))?;
+        let slot = TABLE
+            .alloc()
+            .ok_or(SpawnError::TableFull(crate::table::MAX_PROCESSES))?;
         let task = ProcessTask::new(slot, f(Process::new(slot)));
         let (runnable, handle) = async_task::spawn(task, WithInfo(schedule_process));
         handle.detach();
         // SAFETY: the slot came from the free list, and `drain::<M>` matches the mailbox
         // type of the `Process<M>` the task owns.
         unsafe { slot.occupy(runnable.waker(), drain::<M>) };
-        slot.task_bytes.store((TASK_HEADER_BYTES + size_of::<ProcessTask<Fut>>()) as u32, Ordering::Relaxed);
+        slot.task_bytes.store(
+            (TASK_HEADER_BYTES + size_of::<ProcessTask<Fut>>()) as u32,
+            Ordering::Relaxed,
+        );
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         let id = ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen());
-        if self.link.is_some() || self.monitor.is_some() || self.on_exit.is_some() || self.bound.is_some() {
+        if self.link.is_some()
+            || self.monitor.is_some()
+            || self.on_exit.is_some()
+            || self.bound.is_some()
+        {
             self.relate(id);
         }
         // The child has not run yet: every relationship above exists before it can end.
@@ -192,7 +209,15 @@ impl SpawnOptions {
         }
         if let Some((watcher, r, deliver)) = self.monitor {
             let _ = signals::with_live(watcher, |_, s| s.watching.push((r, child)));
-            let _ = signals::with_live(child, |_, s| s.watchers.push((r, Watcher::Process { pid: watcher, deliver })));
+            let _ = signals::with_live(child, |_, s| {
+                s.watchers.push((
+                    r,
+                    Watcher::Process {
+                        pid: watcher,
+                        deliver,
+                    },
+                ))
+            });
         }
         let on_exit = self.on_exit;
         let bound = self.bound;

@@ -35,3 +35,35 @@ impl<T> UnsafeCell<T> {
         f(self.0.get())
     }
 }
+
+/// Reads `atomic` as the second half of a Dekker pair (write one variable, then read the
+/// other, on both sides): a `SeqCst` load, which the C++ model guarantees to see the other
+/// side's write if that side's read missed ours.
+///
+/// Loom treats `SeqCst` loads as `Acquire` (a documented limitation), which would report
+/// false lost wake-ups; under loom the read is an RMW that writes the value back: RMWs
+/// always read the latest value, which is at least as strong.
+#[inline(always)]
+pub(crate) fn dekker_load_u64(atomic: &AtomicU64) -> u64 {
+    #[cfg(loom)]
+    return atomic.fetch_add(0, Ordering::SeqCst);
+    #[cfg(not(loom))]
+    atomic.load(Ordering::SeqCst)
+}
+
+/// The pointer version of [`dekker_load_u64`].
+#[inline(always)]
+pub(crate) fn dekker_load_ptr<T>(atomic: &AtomicPtr<T>) -> *mut T {
+    #[cfg(loom)]
+    {
+        let mut current = atomic.load(Ordering::Relaxed);
+        loop {
+            match atomic.compare_exchange(current, current, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(value) => return value,
+                Err(actual) => current = actual,
+            }
+        }
+    }
+    #[cfg(not(loom))]
+    atomic.load(Ordering::SeqCst)
+}

@@ -38,11 +38,18 @@ pub fn send_after<M: Send + 'static>(pid: Pid<M>, message: M, delay: Duration) -
         tokio::time::sleep(delay).await;
         // Only the side that moves the state out of PENDING acts: once `cancel_timer`
         // reports time left, the message is never sent.
-        if fired.compare_exchange(PENDING, FIRED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        if fired
+            .compare_exchange(PENDING, FIRED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
             pid.send(message);
         }
     });
-    TimerRef { state, deadline: Instant::now() + delay, task: task.abort_handle() }
+    TimerRef {
+        state,
+        deadline: Instant::now() + delay,
+        task: task.abort_handle(),
+    }
 }
 
 /// Cancels a timer. Returns the time that was left, or `None` if it had already fired (or
@@ -59,7 +66,10 @@ pub fn send_after<M: Send + 'static>(pid: Pid<M>, message: M, delay: Duration) -
 /// .unwrap();
 /// ```
 pub fn cancel_timer(timer: &TimerRef) -> Option<Duration> {
-    timer.state.compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire).ok()?;
+    timer
+        .state
+        .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+        .ok()?;
     timer.task.abort();
     Some(timer.deadline.saturating_duration_since(Instant::now()))
 }

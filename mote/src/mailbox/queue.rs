@@ -23,7 +23,9 @@ pub(crate) struct Link {
 
 impl Link {
     fn new() -> Self {
-        Link { next: AtomicPtr::new(ptr::null_mut()) }
+        Link {
+            next: AtomicPtr::new(ptr::null_mut()),
+        }
     }
 }
 
@@ -38,7 +40,11 @@ pub(crate) struct Node<M> {
 
 impl<M> Node<M> {
     pub(crate) fn boxed(tag: u64, value: M) -> *mut Link {
-        let node = Box::new(Node { link: Link::new(), tag, value: ManuallyDrop::new(value) });
+        let node = Box::new(Node {
+            link: Link::new(),
+            tag,
+            value: ManuallyDrop::new(value),
+        });
         Box::into_raw(node).cast::<Link>()
     }
 
@@ -73,7 +79,11 @@ impl Queue {
     /// A queue that must be [`init`](Queue::init)ialised in place before use.
     #[cfg_attr(not(loom), allow(dead_code))] // used to build slots in loom tests
     pub(crate) fn new() -> Self {
-        Queue { head: UnsafeCell::new(ptr::null_mut()), tail: AtomicPtr::new(ptr::null_mut()), stub: Link::new() }
+        Queue {
+            head: UnsafeCell::new(ptr::null_mut()),
+            tail: AtomicPtr::new(ptr::null_mut()),
+            stub: Link::new(),
+        }
     }
 
     fn stub(&self) -> *mut Link {
@@ -140,14 +150,15 @@ impl Queue {
     }
 
     /// True when nothing has been pushed since the consumer's last pop: a push that is half
-    /// done (tail swapped, link not yet visible) counts as non-empty.
+    /// done (tail swapped, link not yet visible) counts as non-empty. The read of `tail` is
+    /// the receiver's half of the park protocol's Dekker pair (see `Slot::park`).
     ///
     /// # Safety
     /// Only the single consumer calls this.
-    pub(crate) unsafe fn is_empty(&self, order: Ordering) -> bool {
+    pub(crate) unsafe fn is_empty(&self) -> bool {
         // SAFETY: consumer-only access to `head`.
         let head = self.head.with(|head| unsafe { *head });
-        self.tail.load(order) == head
+        crate::sync::dekker_load_ptr(&self.tail) == head
     }
 
     /// The number of queued messages, counting at most `cap`.

@@ -48,13 +48,19 @@ pub struct RecvMatching<'a, M, F> {
 
 impl<M, F> std::fmt::Debug for RecvMatching<'_, M, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RecvMatching").field("process", &self.process).finish_non_exhaustive()
+        f.debug_struct("RecvMatching")
+            .field("process", &self.process)
+            .finish_non_exhaustive()
     }
 }
 
 impl<'a, M: Send + 'static, F: FnMut(&M) -> bool> RecvMatching<'a, M, F> {
     pub(super) fn new(process: &'a mut Process<M>, matches: F) -> Self {
-        RecvMatching { process, matches, scanned: false }
+        RecvMatching {
+            process,
+            matches,
+            scanned: false,
+        }
     }
 }
 
@@ -85,7 +91,11 @@ impl<M: Send + 'static, F: FnMut(&M) -> bool> Future for RecvMatching<'_, M, F> 
 impl<M: Send + 'static> Process<M> {
     /// Takes queued messages until one matches (skipped ones are saved in order); parks when
     /// the queue is empty.
-    fn poll_queue(&mut self, cx: &mut Context<'_>, matches: &mut impl FnMut(&M) -> bool) -> Poll<M> {
+    fn poll_queue(
+        &mut self,
+        cx: &mut Context<'_>,
+        matches: &mut impl FnMut(&M) -> bool,
+    ) -> Poll<M> {
         let mut spins = 0;
         loop {
             // SAFETY: we own this slot and its messages are `M`.
@@ -93,7 +103,9 @@ impl<M: Send + 'static> Process<M> {
                 if matches(&m) {
                     return Poll::Ready(m);
                 }
-                self.saved.get_or_insert_with(Default::default).push_back((tag, m));
+                self.saved
+                    .get_or_insert_with(Default::default)
+                    .push_back((tag, m));
             }
             let foreign = !self.slot.is_task_waker(cx.waker());
             if foreign {

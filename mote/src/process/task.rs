@@ -36,7 +36,10 @@ pub(crate) fn current() -> Option<ProcessId> {
     let slot = CURRENT.with(Cell::get);
     // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
     let slot = unsafe { slot.as_ref() }?;
-    Some(ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen()))
+    Some(ProcessId::local(
+        slot.index.load(Ordering::Relaxed),
+        slot.gen(),
+    ))
 }
 
 pub(crate) struct ProcessTask<F> {
@@ -47,7 +50,10 @@ pub(crate) struct ProcessTask<F> {
 
 impl<F> ProcessTask<F> {
     pub(crate) fn new(slot: &'static Slot, future: F) -> Self {
-        ProcessTask { slot, future: Some(future) }
+        ProcessTask {
+            slot,
+            future: Some(future),
+        }
     }
 }
 

@@ -46,7 +46,11 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
 }
 
 pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) {
-    let local = Local { scheduler, queue, lifo: Cell::new(None) };
+    let local = Local {
+        scheduler,
+        queue,
+        lifo: Cell::new(None),
+    };
     LOCAL.with(|l| l.set(&local));
     let mut tick: u32 = 0;
     let mut lifo_streak = 0;

@@ -39,7 +39,12 @@ impl Table {
     const fn new() -> Self {
         #[allow(clippy::declare_interior_mutable_const)]
         const NULL: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
-        Table { pages: [NULL; PAGES], fresh: AtomicU32::new(0), free: AtomicU64::new(0), live: AtomicUsize::new(0) }
+        Table {
+            pages: [NULL; PAGES],
+            fresh: AtomicU32::new(0),
+            free: AtomicU64::new(0),
+            live: AtomicUsize::new(0),
+        }
     }
 
     fn locate(index: u32) -> (usize, usize) {
@@ -78,11 +83,16 @@ impl Table {
             if index == 0 {
                 return self.alloc_fresh();
             }
-            let slot = self.get(index - 1).expect("free-list entries name allocated pages");
+            let slot = self
+                .get(index - 1)
+                .expect("free-list entries name allocated pages");
             let next = slot.next_free.load(Ordering::Relaxed);
             // The tag makes a concurrent pop-and-push of the same slot (ABA) fail this CAS.
             let new = (((head >> 32) + 1) << 32) | next as u64;
-            match self.free.compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire) {
+            match self
+                .free
+                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire)
+            {
                 Ok(_) => return Some(slot),
                 Err(actual) => head = actual,
             }
@@ -118,7 +128,12 @@ impl Table {
             alloc::handle_alloc_error(layout);
         }
         if self.pages[page]
-            .compare_exchange(std::ptr::null_mut(), base, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(
+                std::ptr::null_mut(),
+                base,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
             .is_err()
         {
             // SAFETY: we allocated `base` with `layout` just above and lost the race to
@@ -134,7 +149,10 @@ impl Table {
         loop {
             slot.next_free.store(head as u32, Ordering::Relaxed);
             let new = (((head >> 32) + 1) << 32) | index as u64;
-            match self.free.compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire) {
+            match self
+                .free
+                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire)
+            {
                 Ok(_) => return,
                 Err(actual) => head = actual,
             }

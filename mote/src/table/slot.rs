@@ -101,7 +101,10 @@ impl Slot {
             task_bytes: AtomicU32::new(0),
             index: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            local: UnsafeCell::new(OwnerCounters { budget: 0, consumed: 0 }),
+            local: UnsafeCell::new(OwnerCounters {
+                budget: 0,
+                consumed: 0,
+            }),
             work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             drain: UnsafeCell::new(None),
@@ -161,7 +164,13 @@ impl Slot {
     /// If `gen` names the current incarnation, that process's message type is `M`. With
     /// `pinned`, the calling thread holds a `crossbeam_epoch` guard.
     #[inline]
-    pub(crate) unsafe fn send<M>(&self, gen: u32, tag: u64, value: M, pinned: bool) -> Result<(), M> {
+    pub(crate) unsafe fn send<M>(
+        &self,
+        gen: u32,
+        tag: u64,
+        value: M,
+        pinned: bool,
+    ) -> Result<(), M> {
         let node = Node::boxed(tag, value);
         if pinned {
             let state = self.state.load(Ordering::Acquire);
@@ -191,7 +200,7 @@ impl Slot {
     /// Called with a reference held, after a push: wakes the receiver if it parked.
     #[inline]
     fn notify(&self) {
-        let state = self.state.load(Ordering::SeqCst);
+        let state = crate::sync::dekker_load_u64(&self.state);
         if state & (PARKED | FOREIGN) != 0 {
             self.unpark();
         }
@@ -204,7 +213,11 @@ impl Slot {
             self.wake_task();
         }
         if state & FOREIGN != 0 {
-            let waker = self.signals.lock().as_mut().and_then(|s| s.foreign_waker.take());
+            let waker = self
+                .signals
+                .lock()
+                .as_mut()
+                .and_then(|s| s.foreign_waker.take());
             if let Some(waker) = waker {
                 waker.wake();
             }
@@ -248,7 +261,12 @@ impl Slot {
             if state & DYING == 0 || state & REFS_MASK != 0 {
                 return;
             }
-            match self.state.compare_exchange(state, state & !DYING, Ordering::AcqRel, Ordering::Acquire) {
+            match self.state.compare_exchange(
+                state,
+                state & !DYING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => break,
                 Err(actual) => state = actual,
             }
@@ -385,7 +403,7 @@ impl Slot {
         let flag = if foreign { FOREIGN } else { PARKED };
         self.state.fetch_or(flag, Ordering::SeqCst);
         // SAFETY: owner-only.
-        if unsafe { self.queue.is_empty(Ordering::SeqCst) } {
+        if unsafe { self.queue.is_empty() } {
             return true;
         }
         // A message is (being) pushed: undo, unless its sender already took the flag.
@@ -404,7 +422,8 @@ impl Slot {
     pub(crate) fn publish_len(&self, extra: usize) {
         // SAFETY: owner-only: we are the queue's consumer.
         let len = unsafe { self.queue.len_upto(PUBLISH_CAP) } + extra;
-        self.next_free.store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+        self.next_free
+            .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
     }
 }
 

@@ -1,1 +1,0 @@
-//! Runnable examples for mote: see the `[[example]]` files in this folder.
