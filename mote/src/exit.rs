@@ -132,7 +132,7 @@ impl<E: Into<ExitReason>> IntoExitReason for Result<(), E> {
 ///
 /// ```
 /// use mote::{Down, Process};
-/// mote::run(|p: Process<Down>| async move {
+/// mote::run(|mut p: Process<Down>| async move {
 ///     let child = mote::spawn(|_c: Process<()>| async {});
 ///     let r = p.monitor(child);
 ///     let down = p.recv().await;
@@ -163,7 +163,7 @@ impl fmt::Display for MonitorRef {
 ///
 /// ```
 /// use mote::{Down, ExitReason, Process};
-/// mote::run(|p: Process<Down>| async move {
+/// mote::run(|mut p: Process<Down>| async move {
 ///     let (child, r) = p.spawn_monitor(|_c: Process<()>| async { ExitReason::custom("boom") });
 ///     let down = p.recv().await;
 ///     assert_eq!((down.monitor, down.pid, down.reason), (r, child.id(), ExitReason::custom("boom")));
@@ -185,7 +185,7 @@ pub struct Down {
 ///
 /// ```
 /// use mote::{Exit, ExitReason, Process};
-/// mote::run(|p: Process<Exit>| async move {
+/// mote::run(|mut p: Process<Exit>| async move {
 ///     p.trap_exit(true);
 ///     let child = p.spawn_link(|_c: Process<()>| async { ExitReason::custom("boom") });
 ///     let exit = p.recv().await;
@@ -207,7 +207,7 @@ pub struct Exit {
 ///
 /// ```
 /// use mote::{Process, Signal};
-/// mote::run(|p: Process<Signal<u32>>| async move {
+/// mote::run(|mut p: Process<Signal<u32>>| async move {
 ///     p.pid().send(Signal::Msg(5));
 ///     assert!(matches!(p.recv().await, Signal::Msg(5)));
 /// })

@@ -29,7 +29,9 @@ pub struct ProcessInfo {
     pub name: Option<Arc<str>>,
     /// What it is doing.
     pub status: Status,
-    /// Messages waiting in its mailbox (approximate while it runs).
+    /// Messages waiting in its mailbox, as the process last published it (when it last
+    /// waited in or yielded from a receive; counted up to 4096). Counting every send would
+    /// cost a locked instruction per message; `Process::mailbox_len` is exact.
     pub mailbox_len: u64,
     /// Processes linked to it.
     pub links: Vec<ProcessId>,
@@ -77,9 +79,9 @@ pub fn processes() -> Vec<ProcessId> {
 ///
 /// ```
 /// mote::run(|p: mote::Process<u8>| async move {
-///     p.pid().send(1);
+///     mote::register("inspected", p.pid()).unwrap();
 ///     let info = mote::process_info(p.id()).unwrap();
-///     assert_eq!(info.mailbox_len, 1);
+///     assert_eq!(info.name.as_deref(), Some("inspected"));
 ///     assert!(info.memory > 0);
 /// })
 /// .unwrap();

@@ -96,7 +96,7 @@ impl fmt::Debug for ProcessId {
 /// ```
 /// use mote::{Pid, Process};
 ///
-/// mote::run(|p: Process<u64>| async move {
+/// mote::run(|mut p: Process<u64>| async move {
 ///     let me: Pid<u64> = p.pid();
 ///     me.send(7);
 ///     assert_eq!(p.recv().await, 7);
