@@ -1,1 +1,16 @@
-fn main() {}
+//! The `mote-bench` binary: parses the command line and hands over to a subcommand.
+
+use clap::Parser;
+use mote_bench::cli::{Cli, Cmd};
+use mote_bench::cmd;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Cmd::Run(args)) => cmd::run::main(args),
+        Some(Cmd::List) => cmd::list::main(),
+        Some(Cmd::Suite(args)) => cmd::suite::main(args),
+        None => cmd::suite::main(cli.suite),
+    }
+}

@@ -77,14 +77,15 @@ pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
 pub use send::{is_alive, TrySendError};
 pub use signals::LinkError;
 pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
-pub use timer::{cancel_timer, read_timer, send_after, sleep, TimerRef};
+pub use timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
 
 /// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
 /// [`ProcessId::NONE`] outside any process).
 ///
 /// A non-trapping target ends with `reason` unless it is `Normal` (ignored, except when a
 /// process sends it to itself); a trapping one gets an [`Exit`] message; `Kill` cannot be
-/// trapped and ends the target with `Killed`.
+/// trapped and ends the target with `Killed`. A signal a process sends itself that ends it
+/// ends it at once: the call does not return.
 ///
 /// ```
 /// use mote::{Down, ExitReason, Process};
@@ -97,8 +98,20 @@ pub use timer::{cancel_timer, read_timer, send_after, sleep, TimerRef};
 /// .unwrap();
 /// ```
 pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
+    let target = target.into();
     let from = self_id().unwrap_or(ProcessId::NONE);
-    signals::exit_signal(target.into(), from, reason, false);
+    if from == target {
+        // A signal to oneself that ends the caller ends it now: the call does not return
+        // (Erlang, case P07). A trapped one becomes a message, like any other.
+        let trapping = signals::with_live(from, |_, s| s.trap_exit).unwrap_or(false);
+        if reason == ExitReason::Kill {
+            std::panic::resume_unwind(Box::new(process::task::ExitNow(ExitReason::Killed)));
+        }
+        if !trapping {
+            std::panic::resume_unwind(Box::new(process::task::ExitNow(reason)));
+        }
+    }
+    signals::exit_signal(target, from, reason, false);
 }
 
 /// The id of the process running this code, or `None` outside any process.

@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 
 use crate::pid::{Pid, ProcessId};
 use crate::signals;
-use crate::table::slot::BOUNDED;
+use crate::table::slot::{BOUNDED, PERMIT_TAG};
 use crate::table::TABLE;
 
 /// Why [`Pid::try_send`] could not queue a message; the message comes back.
@@ -36,11 +36,11 @@ impl<M: Send + 'static> Pid<M> {
     /// ```
     #[inline]
     pub fn send(&self, message: M) {
-        let _ = self.deliver(message);
+        let _ = self.deliver(message, 0);
     }
 
     #[inline]
-    fn deliver(&self, message: M) -> Result<(), M> {
+    fn deliver(&self, message: M, tag: u64) -> Result<(), M> {
         let id = self.id();
         match TABLE.lookup(id) {
             // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
@@ -48,7 +48,7 @@ impl<M: Send + 'static> Pid<M> {
             // reused slot of another type is never written to.
             // `pinned()`: see `Slot::send`.
             Some(slot) => unsafe {
-                slot.send::<M>(id.serial(), 0, message, crate::process::task::pinned())
+                slot.send::<M>(id.serial(), tag, message, crate::process::task::pinned())
             },
             None => Err(message),
         }
@@ -70,13 +70,16 @@ impl<M: Send + 'static> Pid<M> {
     /// .unwrap();
     /// ```
     pub fn try_send(&self, message: M) -> Result<(), TrySendError<M>> {
-        if let Some(bound) = self.bound() {
-            match bound.try_acquire() {
-                Ok(permit) => permit.forget(),
-                Err(_) => return Err(TrySendError::Full(message)),
-            }
+        let Some(bound) = self.bound() else {
+            return self.deliver(message, 0).map_err(TrySendError::Dead);
+        };
+        match bound.try_acquire() {
+            Ok(permit) => permit.forget(),
+            Err(_) => return Err(TrySendError::Full(message)),
         }
-        self.deliver(message).map_err(TrySendError::Dead)
+        // The tag makes the receive give the permit back; a dead process keeps it (gone).
+        self.deliver(message, PERMIT_TAG)
+            .map_err(TrySendError::Dead)
     }
 
     /// Sends, waiting while the process's bounded mailbox is full (backpressure). For an
@@ -90,13 +93,13 @@ impl<M: Send + 'static> Pid<M> {
     /// .unwrap();
     /// ```
     pub async fn send_async(&self, message: M) {
-        if let Some(bound) = self.bound() {
-            match bound.acquire().await {
-                Ok(permit) => permit.forget(),
-                Err(_) => return,
-            }
+        let Some(bound) = self.bound() else {
+            return self.send(message);
+        };
+        let acquired = bound.acquire().await.map(|permit| permit.forget()).is_ok();
+        if acquired {
+            let _ = self.deliver(message, PERMIT_TAG);
         }
-        self.send(message);
     }
 
     fn bound(&self) -> Option<std::sync::Arc<tokio::sync::Semaphore>> {

@@ -8,7 +8,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::Waker;
 
 use crate::exit::{Down, Exit, ExitReason, MonitorRef};
 use crate::pid::ProcessId;
@@ -47,8 +46,6 @@ pub(crate) struct Signals {
     /// An exit signal that must end the process at its next poll.
     pub(crate) pending_exit: Option<ExitReason>,
     pub(crate) name: Option<Arc<str>>,
-    /// The waker of a receive polled from inside a nested future (not the task's own).
-    pub(crate) foreign_waker: Option<Waker>,
     /// The permits of a bounded mailbox.
     pub(crate) bound: Option<Arc<tokio::sync::Semaphore>>,
 }
@@ -281,17 +278,21 @@ fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
 }
 
 /// Delivers a `Down` to a watcher, forgetting the watcher's record of the monitor.
+///
+/// Only if the watcher still holds the monitor, checked and delivered under the watcher's
+/// lock: once `demonitor` has returned, no `Down` of that monitor can be queued any more
+/// (Erlang's guarantee). Pushing under the lock is safe: a push never takes a slot lock.
 fn send_down(watcher: ProcessId, deliver: DeliverDown, down: Down) {
     let r = down.monitor;
-    let slot = with_live(watcher, |slot, s| {
-        s.watching.retain(|&(mr, _)| mr != r);
-        slot
-    });
-    if let Some(slot) = slot {
+    let _ = with_live(watcher, |slot, s| {
+        let Some(i) = s.watching.iter().position(|&(mr, _)| mr == r) else {
+            return;
+        };
+        s.watching.swap_remove(i);
         // SAFETY: `deliver` was installed by the watcher for its own message type; `send`
         // checks the serial.
         unsafe { deliver(slot, watcher.serial(), down) };
-    }
+    });
 }
 
 /// The end of a process: marks it dead, releases its name, and sends its exit signals

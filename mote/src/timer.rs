@@ -101,3 +101,36 @@ pub fn read_timer(timer: &TimerRef) -> Option<Duration> {
 pub async fn sleep(duration: Duration) {
     tokio::time::sleep(duration).await
 }
+
+/// Lets other processes run: the calling process goes to the back of its scheduler thread's
+/// queue, where idle threads can take it, and continues on its next turn.
+///
+/// mote's scheduling is cooperative, like tokio's: a process runs until it waits (a
+/// receive, IO, a timer) or its receive budget runs out. A process woken by the running
+/// one is queued to run next on the same thread (its "LIFO slot", which keeps message
+/// round trips on one warm core), and other threads cannot take it from there. So a
+/// process that computes for long stretches without waiting should call `yield_now`
+/// between steps; otherwise the processes it woke wait for it, even if another thread is
+/// idle. Deviation from the BEAM, which preempts processes after a number of reductions.
+///
+/// ```
+/// mote::run(|_p: mote::Process<()>| async {
+///     for _chunk in 0..4 {
+///         // ... a slice of heavy computation ...
+///         mote::yield_now().await;
+///     }
+/// })
+/// .unwrap();
+/// ```
+pub async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await
+}

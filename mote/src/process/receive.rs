@@ -109,8 +109,10 @@ impl<M: Send + 'static> Process<M> {
             }
             let foreign = !self.slot.is_task_waker(cx.waker());
             if foreign {
-                let mut signals = self.slot.signals.lock();
-                signals.get_or_insert_with(Box::default).foreign_waker = Some(cx.waker().clone());
+                crate::table::foreign::store(
+                    self.slot.index.load(std::sync::atomic::Ordering::Relaxed),
+                    cx.waker(),
+                );
             }
             self.publish_len();
             // SAFETY: owner-only; a foreign waker was stored just above.

@@ -7,6 +7,7 @@
 //! slots actually used. Free slots form a lock-free LIFO list (a tagged Treiber stack), so a
 //! freshly freed, cache-warm slot is reused first.
 
+pub(crate) mod foreign;
 pub(crate) mod slot;
 
 use std::alloc::{self, Layout};
@@ -144,6 +145,7 @@ impl Table {
 
     /// Returns a slot whose process has ended and whose references are all gone.
     pub(crate) fn recycle(&self, slot: &Slot) {
+        foreign::forget(slot.index.load(Ordering::Relaxed));
         let index = slot.index.load(Ordering::Relaxed) + 1;
         let mut head = self.free.load(Ordering::Acquire);
         loop {

@@ -41,8 +41,11 @@ pub(crate) const DYING: u64 = 1 << 1;
 pub(crate) const PARKED: u64 = 1 << 2;
 pub(crate) const FOREIGN: u64 = 1 << 3;
 pub(crate) const EXIT_PENDING: u64 = 1 << 4;
-/// The mailbox is bounded: each receive returns a permit to `Signals::bound`.
+/// The mailbox is bounded (`Signals::bound` holds its permits).
 pub(crate) const BOUNDED: u64 = 1 << 5;
+/// The tag of a message that took a bounded-mailbox permit: receiving it gives the permit
+/// back. Monitor references (the other nonzero tags) never reach this value.
+pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 pub(crate) const REF: u64 = 1 << 6;
 const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
@@ -213,12 +216,7 @@ impl Slot {
             self.wake_task();
         }
         if state & FOREIGN != 0 {
-            let waker = self
-                .signals
-                .lock()
-                .as_mut()
-                .and_then(|s| s.foreign_waker.take());
-            if let Some(waker) = waker {
+            if let Some(waker) = super::foreign::take(self.index.load(Ordering::Relaxed)) {
                 waker.wake();
             }
         }
@@ -345,7 +343,7 @@ impl Slot {
             // SAFETY: owner-only field.
             unsafe { (*l).consumed += 1 };
         });
-        if self.state.load(Ordering::Relaxed) & BOUNDED != 0 {
+        if message.0 == PERMIT_TAG {
             self.return_permit();
         }
         Some(message)
@@ -396,7 +394,7 @@ impl Slot {
     ///
     /// # Safety
     /// Owner-only. `foreign` is true when `waker` is not the task's own waker; it must then
-    /// already be stored in `Signals::foreign_waker`.
+    /// already be stored with `table::foreign::store`.
     pub(crate) unsafe fn park(&self, foreign: bool) -> bool {
         let consumed = self.take_consumed();
         self.bump_work(consumed);

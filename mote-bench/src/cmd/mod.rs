@@ -1,0 +1,5 @@
+//! The subcommands' entry points; each returns the process exit status.
+
+pub mod list;
+pub mod run;
+pub mod suite;

@@ -1,0 +1,172 @@
+//! Definitions shared by every implementation of the workloads (contract, "Shared
+//! definitions"): the xorshift64* generator, the prime-factor count and the `copy` workload's
+//! three computations. The Go and Elixir peers implement the same algorithms, so inputs and
+//! answers are identical across languages.
+
+use std::collections::{HashMap, HashSet};
+
+/// The seed of every random input unless a workload says otherwise.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// The seed of the `copy` workload's shuffle (fresh per repetition).
+pub const SHUFFLE_SEED: u64 = 7;
+
+/// xorshift64* with a 64-bit state, exactly as the contract spells it.
+#[derive(Debug, Clone)]
+pub struct XorShift64Star {
+    state: u64,
+}
+
+impl XorShift64Star {
+    /// A generator seeded with `seed`; a zero seed would stay zero forever, so it panics.
+    pub fn new(seed: u64) -> Self {
+        assert!(seed != 0, "xorshift64* needs a nonzero seed");
+        XorShift64Star { state: seed }
+    }
+
+    /// The next 64-bit output.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut s = self.state;
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        self.state = s;
+        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `lo..=hi`: `lo + ((next() >> 33) mod (hi - lo + 1))`.
+    pub fn uniform(&mut self, lo: u64, hi: u64) -> u64 {
+        debug_assert!(lo <= hi);
+        lo + (self.next_u64() >> 33) % (hi - lo + 1)
+    }
+}
+
+/// `n` integers uniform in `lo..=hi` from a generator seeded with `seed`.
+pub fn random_ints(n: usize, lo: u64, hi: u64, seed: u64) -> Vec<i64> {
+    let mut rng = XorShift64Star::new(seed);
+    // The values are at most `hi`, which the workloads keep far below i64::MAX.
+    (0..n).map(|_| rng.uniform(lo, hi) as i64).collect()
+}
+
+/// The number of prime factors of `n`, with multiplicity, by the contract's trial division
+/// (deliberately the naive algorithm: every language must do the same work).
+pub fn prime_factor_count(mut n: u64) -> u64 {
+    let mut c = 0;
+    let mut d = 2u64;
+    while n > 1 {
+        if d * d > n {
+            c += 1;
+            break;
+        }
+        if n % d == 0 {
+            n /= d;
+            c += 1;
+        } else {
+            d += 1;
+        }
+    }
+    c
+}
+
+/// The serial sum of `prime_factor_count(i)` for `i` in `1..=n`: the `workers` answer.
+pub fn factor_count_sum(n: u64) -> u64 {
+    (1..=n).map(prime_factor_count).sum()
+}
+
+/// The distinct values in order of first appearance (Elixir's `Enum.uniq`).
+pub fn uniq(data: &[i64]) -> Vec<i64> {
+    let mut seen = HashSet::new();
+    data.iter().copied().filter(|v| seen.insert(*v)).collect()
+}
+
+/// Value -> number of occurrences (Elixir's `Enum.frequencies`).
+pub fn frequencies(data: &[i64]) -> HashMap<i64, u64> {
+    let mut freqs = HashMap::new();
+    for v in data {
+        *freqs.entry(*v).or_insert(0) += 1;
+    }
+    freqs
+}
+
+/// A shuffled copy: Fisher-Yates from the last index down, `j = uniform(0..=i)` from a fresh
+/// xorshift64* seeded with 7 (the contract's shuffle, identical in every language).
+pub fn shuffle(data: &[i64]) -> Vec<i64> {
+    let mut out = data.to_vec();
+    let mut rng = XorShift64Star::new(SHUFFLE_SEED);
+    for i in (1..out.len()).rev() {
+        let j = rng.uniform(0, i as u64) as usize;
+        out.swap(i, j);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xorshift_matches_hand_computed_first_outputs() {
+        // State after one step from 42, computed by hand from the contract's formula:
+        // 42 ^ (42>>12) = 42; 42 ^ (42<<25) = 1409286186; that ^ (that>>27) = 1409286186 ^ 10
+        // = 1409286176.
+        let mut g = XorShift64Star::new(42);
+        assert_eq!(
+            g.next_u64(),
+            1_409_286_176u64.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        );
+        let mut a = XorShift64Star::new(42);
+        let mut b = XorShift64Star::new(42);
+        for _ in 0..1000 {
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+    }
+
+    #[test]
+    fn uniform_stays_in_range_and_covers_it() {
+        let v = random_ints(100_000, 1, 1000, DEFAULT_SEED);
+        assert!(v.iter().all(|x| (1..=1000).contains(x)));
+        let distinct: std::collections::HashSet<_> = v.iter().collect();
+        assert_eq!(distinct.len(), 1000);
+    }
+
+    #[test]
+    fn prime_factor_counts() {
+        let expect = [
+            (1, 0),
+            (2, 1),
+            (3, 1),
+            (4, 2),
+            (8, 3),
+            (12, 3),
+            (97, 1),
+            (360, 6),
+        ];
+        for (n, c) in expect {
+            assert_eq!(prime_factor_count(n), c, "count({n})");
+        }
+        // 1..=10: 0+1+1+2+1+2+1+3+2+2 = 15
+        assert_eq!(factor_count_sum(10), 15);
+    }
+
+    #[test]
+    fn uniq_keeps_first_appearance_order() {
+        assert_eq!(uniq(&[3, 1, 3, 2, 1]), vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn frequencies_count_every_value() {
+        let f = frequencies(&[3, 1, 3, 2, 3]);
+        assert_eq!((f[&3], f[&1], f[&2], f.len()), (3, 1, 1, 3));
+    }
+
+    #[test]
+    fn shuffle_is_a_deterministic_permutation() {
+        let data: Vec<i64> = (0..100).collect();
+        let a = shuffle(&data);
+        assert_eq!(a, shuffle(&data));
+        assert_ne!(a, data);
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, data);
+    }
+}

@@ -1,0 +1,80 @@
+//! The four implementations the suite compares, in the order runs are interleaved.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One implementation of the workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Impl {
+    /// The mote runtime, in-process (`src/mote_impl`).
+    Mote,
+    /// Raw tokio tasks and channels, in-process (`src/tokio_impl`); the baseline of the ratios.
+    Tokio,
+    /// The Go peer (`peers/go`).
+    Go,
+    /// The Elixir peer (`peers/elixir`).
+    Elixir,
+}
+
+impl Impl {
+    /// Every implementation in interleaving order: mote, tokio, go, elixir.
+    pub const ALL: [Impl; 4] = [Impl::Mote, Impl::Tokio, Impl::Go, Impl::Elixir];
+
+    /// The name used on command lines and in RESULT lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Impl::Mote => "mote",
+            Impl::Tokio => "tokio",
+            Impl::Go => "go",
+            Impl::Elixir => "elixir",
+        }
+    }
+
+    /// Parses a name; the error lists the valid ones.
+    pub fn parse(s: &str) -> anyhow::Result<Impl> {
+        Impl::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| anyhow::anyhow!("unknown impl '{s}' (impls: mote, tokio, go, elixir)"))
+    }
+
+    /// True for the implementations compiled into this binary (run in-process by `run`).
+    pub fn in_process(self) -> bool {
+        matches!(self, Impl::Mote | Impl::Tokio)
+    }
+}
+
+impl fmt::Display for Impl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a comma-separated list (`--impls tokio,go`), keeping interleaving order and dropping
+/// repeats so the order on the command line cannot change how noise is spread.
+pub fn parse_list(s: &str) -> anyhow::Result<Vec<Impl>> {
+    let mut chosen = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        chosen.push(Impl::parse(part)?);
+    }
+    anyhow::ensure!(!chosen.is_empty(), "--impls names no implementation");
+    chosen.sort();
+    chosen.dedup();
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_parse_into_interleaving_order() {
+        assert_eq!(
+            parse_list("elixir,tokio,mote,tokio").unwrap(),
+            vec![Impl::Mote, Impl::Tokio, Impl::Elixir]
+        );
+        assert!(parse_list("tokio,rust").is_err());
+        assert!(parse_list(",").is_err());
+    }
+}

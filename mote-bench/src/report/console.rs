@@ -1,0 +1,79 @@
+//! The benchee-like console table: one block per scenario, one row per implementation.
+
+use super::format::{duration_ms, ratio, rss_mb};
+use crate::suite::model::{ImplResult, ScenarioResult, Status, SuiteResults};
+use std::fmt::Write;
+
+const HEADER: [&str; 8] = [
+    "median",
+    "mean",
+    "deviation",
+    "min",
+    "p99",
+    "peak RSS",
+    "time vs tokio",
+    "RSS vs tokio",
+];
+
+/// The table's cells for one implementation, or the one-line reason it has none.
+pub fn row_cells(r: &ImplResult) -> Result<[String; 8], String> {
+    match (&r.status, r.stats) {
+        (Status::Skipped { reason }, _) => Err(format!("skipped ({reason})")),
+        (Status::Failed { reason, .. }, _) => Err(format!("FAILED ({reason})")),
+        (Status::Ok, None) => Err("no measured runs".into()),
+        (Status::Ok, Some(s)) => Ok([
+            duration_ms(s.time.median),
+            duration_ms(s.time.mean),
+            format!("±{:.2}%", s.time.stddev_pct()),
+            duration_ms(s.time.min),
+            duration_ms(s.time.p99),
+            rss_mb(s.rss_max_kb as f64),
+            r.vs_tokio.map_or("-".into(), |v| ratio(v.time)),
+            r.vs_tokio.map_or("-".into(), |v| ratio(v.rss)),
+        ]),
+    }
+}
+
+/// The heading of a scenario's block.
+pub fn heading(s: &ScenarioResult) -> String {
+    let sc = &s.scenario;
+    let mut h = sc.label();
+    if !sc.base {
+        let _ = write!(h, "   [sweep {}]", sc.sweeps.join(", "));
+    }
+    h
+}
+
+/// Renders the whole table.
+pub fn render(results: &SuiteResults) -> String {
+    let mut out = String::new();
+    let runs = results.config.runs;
+    let _ = writeln!(
+        out,
+        "\n{} runs per scenario after {} warm-up, interleaved; peak RSS is the largest of the runs",
+        runs, results.config.warmup
+    );
+    for s in &results.scenarios {
+        let _ = writeln!(out, "\n## {}", heading(s));
+        let _ = write!(out, "{:<8}", "Name");
+        for h in HEADER {
+            let _ = write!(out, "{h:>14}");
+        }
+        out.push('\n');
+        for r in &s.impls {
+            let _ = write!(out, "{:<8}", r.imp.name());
+            match row_cells(r) {
+                Ok(cells) => {
+                    for c in cells {
+                        let _ = write!(out, "{c:>14}");
+                    }
+                }
+                Err(why) => {
+                    let _ = write!(out, "  {why}");
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}

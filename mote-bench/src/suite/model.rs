@@ -1,0 +1,219 @@
+//! The suite's results as data: what `results.json` holds and every report is drawn from.
+
+use crate::impls::Impl;
+use crate::params::Params;
+use crate::stats::{ImplStats, VsBaseline};
+use serde::{Deserialize, Serialize};
+
+/// One scenario: a workload, a variant and the parameter values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// Workload name.
+    pub workload: String,
+    /// Variant (`-` when none).
+    pub variant: String,
+    /// Parameter values, in contract order.
+    pub params: Params,
+    /// True for the workload's own default (or `--quick`) sizes, as opposed to a sweep-only
+    /// point; bar charts show these.
+    pub base: bool,
+    /// Names of the sweeps this scenario is a point of.
+    pub sweeps: Vec<String>,
+}
+
+impl Scenario {
+    /// `chain int m=1000 n=1000`: the scenario as people read it.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.workload,
+            self.variant,
+            self.params.to_kv_string()
+        )
+    }
+
+    /// True when both name the same workload, variant and parameters.
+    pub fn same_as(&self, workload: &str, variant: &str, params: &Params) -> bool {
+        self.workload == workload && self.variant == variant && &self.params == params
+    }
+}
+
+/// One child run that produced a RESULT line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// A warm-up run (not in the statistics).
+    pub warmup: bool,
+    /// The workload's own wall time from the RESULT line.
+    pub wall_ms: f64,
+    /// Peak RSS of the child from `wait4`, KiB.
+    pub peak_rss_kb: u64,
+    /// Extra figures from the RESULT line.
+    pub extras: Vec<(String, String)>,
+    /// Spawn-to-exit time of the child process (startup and teardown included), ms.
+    pub process_ms: f64,
+}
+
+/// How an implementation fared on a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Status {
+    /// Every run produced a RESULT line.
+    Ok,
+    /// Not run: the implementation is unavailable or does not have the workload yet.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// A run failed (error exit, timeout, no or bad RESULT line); later runs were not made.
+    Failed {
+        /// What went wrong.
+        reason: String,
+        /// The last lines of the child's stderr.
+        stderr_tail: String,
+    },
+}
+
+/// One implementation's runs and statistics on one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImplResult {
+    /// Which implementation.
+    #[serde(rename = "impl")]
+    pub imp: Impl,
+    /// Outcome.
+    #[serde(flatten)]
+    pub status: Status,
+    /// Every run made, warm-ups included.
+    pub runs: Vec<RunRecord>,
+    /// Statistics of the measured runs (only when `status` is ok).
+    pub stats: Option<ImplStats>,
+    /// Ratios to tokio on the same scenario (when both have statistics).
+    pub vs_tokio: Option<VsBaseline>,
+}
+
+impl ImplResult {
+    /// A result with no runs yet.
+    pub fn new(imp: Impl, status: Status) -> Self {
+        ImplResult {
+            imp,
+            status,
+            runs: Vec::new(),
+            stats: None,
+            vs_tokio: None,
+        }
+    }
+}
+
+/// One scenario with every implementation's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// One entry per implementation, in interleaving order.
+    pub impls: Vec<ImplResult>,
+}
+
+/// What a sweep chart plots on its y axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Median wall time, ms.
+    TimeMs,
+    /// Median peak RSS, MB.
+    RssMb,
+}
+
+/// A sweep: one parameter varied over values with everything else fixed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// Identifier, also the chart's file stem (`sweep-<name>.svg`).
+    pub name: String,
+    /// Chart title.
+    pub title: String,
+    /// Workload swept.
+    pub workload: String,
+    /// Variants drawn (one line per implementation and variant).
+    pub variants: Vec<String>,
+    /// The parameter on the x axis.
+    pub param: String,
+    /// The values it takes.
+    pub values: Vec<u64>,
+    /// The y axis.
+    pub metric: Metric,
+    /// Whether the x axis is logarithmic (values spanning decades).
+    pub log_x: bool,
+}
+
+/// The machine the suite ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Available cores (`available_parallelism`).
+    pub cores: usize,
+    /// Total memory, MiB.
+    pub memory_mb: u64,
+    /// Operating system and kernel.
+    pub os: String,
+    /// CPU model.
+    pub cpu: String,
+    /// `rustc --version` of the compiler that built the harness.
+    pub rustc: String,
+    /// tokio version the harness links.
+    pub tokio: String,
+    /// `go version`, when Go is here.
+    pub go: Option<String>,
+    /// `elixir --version`, when Elixir is here.
+    pub elixir: Option<String>,
+}
+
+/// How the suite was run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// `--quick` sizes.
+    pub quick: bool,
+    /// Measured runs per scenario and implementation.
+    pub runs: u32,
+    /// Warm-up runs per scenario and implementation.
+    pub warmup: u32,
+    /// Per-run timeout, seconds.
+    pub timeout_s: u64,
+    /// Implementations asked for.
+    pub impls: Vec<Impl>,
+    /// Workloads asked for.
+    pub workloads: Vec<String>,
+}
+
+/// Everything one suite run produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteResults {
+    /// Format version of this file.
+    pub schema: u32,
+    /// When the suite started (UTC, RFC 3339).
+    pub timestamp: String,
+    /// The harness's command line.
+    pub command_line: Vec<String>,
+    /// Where it ran.
+    pub machine: Machine,
+    /// How it ran.
+    pub config: Config,
+    /// Notes for the reader (implementations skipped and why).
+    pub notes: Vec<String>,
+    /// The sweeps, for the line charts.
+    pub sweeps: Vec<Sweep>,
+    /// Every scenario's results, in run order.
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+impl SuiteResults {
+    /// The workloads that have scenarios, in run order, each once.
+    pub fn workloads(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for s in &self.scenarios {
+            if !names.contains(&s.scenario.workload.as_str()) {
+                names.push(&s.scenario.workload);
+            }
+        }
+        names
+    }
+}
+
+/// The current schema version of [`SuiteResults`].
+pub const SCHEMA: u32 = 1;

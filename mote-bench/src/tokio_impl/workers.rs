@@ -1,0 +1,141 @@
+//! `workers`: the sum of prime-factor counts of 1..=N computed serially, by a task per item
+//! (`master_slave`), by W pre-spawned workers fed round-robin (`push`), or by W workers asking
+//! the master for the next item (`steal`). Main is the master. Unbatched: one item per message,
+//! the baseline pattern of the contract.
+
+use super::{bad_variant, closed, run_main};
+use crate::common::{factor_count_sum, prime_factor_count};
+use crate::outcome::{check, ms_since, Outcome};
+use crate::params::Params;
+use anyhow::Result;
+use std::time::Instant;
+use tokio::sync::{
+    mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender},
+    oneshot,
+};
+
+/// Runs `workers` (`serial`, `master_slave`, `push` or `steal`).
+pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
+    let (w, n) = (p.get_usize("w")?, p.get("n")?);
+    let (wall_ms, sum) = match variant {
+        "serial" => {
+            let start = Instant::now();
+            let sum = factor_count_sum(n);
+            (ms_since(start), sum)
+        }
+        "master_slave" => master_slave(n)?,
+        "push" => push(w, n)?,
+        "steal" => steal(w, n)?,
+        other => return Err(bad_variant("workers", other)),
+    };
+    // The reference is computed after the clock stopped, so it costs the variants nothing.
+    let expect = factor_count_sum(n);
+    check(sum == expect, || {
+        format!("workers {variant}: sum {sum}, expected {expect}")
+    })?;
+    Ok(Outcome::new(wall_ms))
+}
+
+/// Receives `n` counts from `rx` and sums them.
+async fn collect(rx: &mut UnboundedReceiver<u64>, n: u64) -> Result<u64> {
+    let mut sum = 0;
+    for _ in 0..n {
+        sum += rx.recv().await.ok_or_else(|| closed("workers master"))?;
+    }
+    Ok(sum)
+}
+
+/// A task per item, spawned without waiting (tokio's spawn is already asynchronous).
+fn master_slave(n: u64) -> Result<(f64, u64)> {
+    run_main(async move {
+        let start = Instant::now();
+        let (tx, mut rx) = unbounded_channel::<u64>();
+        for i in 1..=n {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(prime_factor_count(i));
+            });
+        }
+        drop(tx);
+        let sum = collect(&mut rx, n).await?;
+        Ok((ms_since(start), sum))
+    })
+}
+
+/// W workers spawned before timing; the master pushes items round-robin into their mailboxes.
+fn push(w: usize, n: u64) -> Result<(f64, u64)> {
+    run_main(async move {
+        let (result_tx, mut results) = unbounded_channel::<u64>();
+        let workers: Vec<UnboundedSender<u64>> = (0..w)
+            .map(|_| {
+                let (tx, mut items) = unbounded_channel::<u64>();
+                let result = result_tx.clone();
+                tokio::spawn(async move {
+                    while let Some(i) = items.recv().await {
+                        if result.send(prime_factor_count(i)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                tx
+            })
+            .collect();
+        drop(result_tx);
+        let start = Instant::now();
+        for (i, slot) in (1..=n).zip((0..w).cycle()) {
+            workers[slot]
+                .send(i)
+                .map_err(|_| closed("workers push worker"))?;
+        }
+        let sum = collect(&mut results, n).await?;
+        Ok((ms_since(start), sum))
+    })
+}
+
+/// A worker's request to the master: the count of its previous item (none on the first
+/// request) and where to send the next item (`None`: no work left).
+struct Ask {
+    done: Option<u64>,
+    reply: oneshot::Sender<Option<u64>>,
+}
+
+/// W workers spawned before timing; each idle worker asks the master for the next item. The
+/// request carries the previous result so every item costs one request and one reply.
+fn steal(w: usize, n: u64) -> Result<(f64, u64)> {
+    run_main(async move {
+        let (master, mut asks) = unbounded_channel::<Ask>();
+        for _ in 0..w {
+            let master = master.clone();
+            tokio::spawn(async move {
+                let mut done = None;
+                loop {
+                    let (reply, item) = oneshot::channel();
+                    if master.send(Ask { done, reply }).is_err() {
+                        return;
+                    }
+                    match item.await {
+                        Ok(Some(i)) => done = Some(prime_factor_count(i)),
+                        // No work left, or the master is gone.
+                        _ => return,
+                    }
+                }
+            });
+        }
+        drop(master);
+        // The workers' first requests may already wait in the master's mailbox: an idle
+        // worker asks at once, and the clock starts when the master begins answering.
+        let start = Instant::now();
+        let (mut next, mut received, mut sum) = (1u64, 0u64, 0u64);
+        while received < n {
+            let ask = asks.recv().await.ok_or_else(|| closed("workers steal"))?;
+            if let Some(c) = ask.done {
+                sum += c;
+                received += 1;
+            }
+            let item = (next <= n).then_some(next);
+            next += 1;
+            let _ = ask.reply.send(item);
+        }
+        Ok((ms_since(start), sum))
+    })
+}

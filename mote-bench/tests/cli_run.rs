@@ -1,0 +1,178 @@
+//! The `mote-bench` binary end to end: `run` prints a contract RESULT line and uses the
+//! contract's exit statuses; a tiny suite writes its three reports.
+
+use mote_bench::result_line::ResultLine;
+use std::process::Command;
+
+fn bench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mote-bench"))
+}
+
+#[test]
+fn run_tokio_prints_a_result_line() {
+    let out = bench()
+        .args([
+            "run",
+            "--workload",
+            "ring",
+            "--impl",
+            "tokio",
+            "--param",
+            "t=1000",
+            "--param",
+            "p=7",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let line = ResultLine::parse(stdout.trim()).unwrap();
+    assert_eq!(
+        (
+            line.bench.as_str(),
+            line.imp.as_str(),
+            line.variant.as_str()
+        ),
+        ("ring", "tokio", "-")
+    );
+    assert_eq!(line.params.to_kv_string(), "t=1000 p=7");
+    assert!(line.wall_ms > 0.0);
+    assert!(line.peak_rss_kb.unwrap() > 0);
+}
+
+#[test]
+fn run_reports_extras_and_variants() {
+    let out = bench()
+        .args([
+            "run",
+            "--workload",
+            "million",
+            "--impl",
+            "tokio",
+            "--param",
+            "k=1000",
+        ])
+        .output()
+        .unwrap();
+    let line = ResultLine::find_in(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(line.extras[0].0, "spawn_ms");
+    let out = bench()
+        .args([
+            "run",
+            "--workload",
+            "workers",
+            "--impl",
+            "tokio",
+            "--variant",
+            "steal",
+            "--quick",
+        ])
+        .output()
+        .unwrap();
+    let line = ResultLine::find_in(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(
+        (line.variant.as_str(), line.params.to_kv_string().as_str()),
+        ("steal", "w=2 n=5000")
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["run", "--workload", "nope", "--impl", "tokio"][..],
+        &[
+            "run",
+            "--workload",
+            "chain",
+            "--impl",
+            "tokio",
+            "--variant",
+            "float",
+        ],
+        &[
+            "run",
+            "--workload",
+            "chain",
+            "--impl",
+            "tokio",
+            "--param",
+            "q=1",
+        ],
+        &[
+            "run",
+            "--workload",
+            "chain",
+            "--impl",
+            "tokio",
+            "--param",
+            "m=x",
+        ],
+        &[
+            "run",
+            "--workload",
+            "skynet",
+            "--impl",
+            "tokio",
+            "--param",
+            "l=12",
+        ],
+        &["run", "--workload", "chain", "--impl", "rust"],
+    ] {
+        let out = bench().args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_tiny_suite_writes_three_reports() {
+    let dir = std::env::temp_dir().join(format!("mote-bench-suite-{}", std::process::id()));
+    let out = bench()
+        .args([
+            "--quick",
+            "--impls",
+            "tokio",
+            "--workloads",
+            "pingpong,ring",
+            "--runs",
+            "2",
+            "--warmup",
+            "0",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("## pingpong - r=20000"), "{stdout}");
+    for f in [
+        "results.json",
+        "report.html",
+        "bars-pingpong.svg",
+        "bars-ring.svg",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    let json = mote_bench::report::json::read(&dir.join("results.json")).unwrap();
+    assert_eq!(json.scenarios.len(), 2);
+    let tokio = &json.scenarios[0].impls[0];
+    assert_eq!(tokio.imp, mote_bench::impls::Impl::Tokio);
+    assert_eq!(tokio.runs.len(), 2);
+    assert_eq!(tokio.stats.unwrap().time.n, 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}
