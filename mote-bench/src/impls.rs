@@ -13,13 +13,27 @@ pub enum Impl {
     Tokio,
     /// The Go peer (`peers/go`).
     Go,
-    /// The Elixir peer (`peers/elixir`).
+    /// The Elixir peer (`peers/elixir`), written plainly.
     Elixir,
+    /// The Elixir peer with the workload's known BEAM trap avoided (`tuned=1`: main's
+    /// mailbox kept off-heap, so garbage collections do not rescan a million queued
+    /// replies). Only for the workloads in [`TUNED_WORKLOADS`]; skipped elsewhere.
+    #[serde(rename = "elixir_tuned")]
+    ElixirTuned,
 }
 
+/// The workloads whose Elixir peer has a tuned version (see `peers/README.md`).
+pub const TUNED_WORKLOADS: [&str; 4] = ["million", "spawn", "fanin", "workers"];
+
 impl Impl {
-    /// Every implementation in interleaving order: mote, tokio, go, elixir.
-    pub const ALL: [Impl; 4] = [Impl::Mote, Impl::Tokio, Impl::Go, Impl::Elixir];
+    /// Every implementation in interleaving order: mote, tokio, go, elixir, elixir_tuned.
+    pub const ALL: [Impl; 5] = [
+        Impl::Mote,
+        Impl::Tokio,
+        Impl::Go,
+        Impl::Elixir,
+        Impl::ElixirTuned,
+    ];
 
     /// The name used on command lines and in RESULT lines.
     pub fn name(self) -> &'static str {
@@ -28,6 +42,15 @@ impl Impl {
             Impl::Tokio => "tokio",
             Impl::Go => "go",
             Impl::Elixir => "elixir",
+            Impl::ElixirTuned => "elixir_tuned",
+        }
+    }
+
+    /// The `impl=` its RESULT lines carry (both Elixir flavours are the same peer).
+    pub fn result_name(self) -> &'static str {
+        match self {
+            Impl::ElixirTuned => "elixir",
+            other => other.name(),
         }
     }
 
@@ -36,7 +59,9 @@ impl Impl {
         Impl::ALL
             .into_iter()
             .find(|i| i.name() == s)
-            .ok_or_else(|| anyhow::anyhow!("unknown impl '{s}' (impls: mote, tokio, go, elixir)"))
+            .ok_or_else(|| {
+                anyhow::anyhow!("unknown impl '{s}' (impls: mote, tokio, go, elixir, elixir_tuned)")
+            })
     }
 
     /// True for the implementations compiled into this binary (run in-process by `run`).

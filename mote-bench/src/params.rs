@@ -44,6 +44,18 @@ impl Params {
     }
 
     /// The pairs in order.
+    /// Appends a parameter (after the contract's ones).
+    pub fn push(&mut self, name: &str, value: u64) {
+        self.0.push((name.to_string(), value));
+    }
+
+    /// The parameters after `prefix`, if these start with exactly `prefix`'s.
+    pub fn strip_prefix(&self, prefix: &Params) -> Option<Params> {
+        self.0
+            .starts_with(&prefix.0)
+            .then(|| Params(self.0[prefix.0.len()..].to_vec()))
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
         self.0.iter().map(|(k, v)| (k.as_str(), *v))
     }

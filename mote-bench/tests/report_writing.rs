@@ -222,5 +222,5 @@ fn console_table_has_a_row_per_implementation() {
     assert!(tokio_row.contains("±9.09%"), "{tokio_row}");
     assert!(tokio_row.contains("10.0 MB"), "{tokio_row}");
     assert!(tokio_row.contains("1.00x"), "{tokio_row}");
-    assert!(table.contains("mote      skipped (the mote implementation"));
+    assert!(table.contains("mote          skipped (the mote implementation"));
 }

@@ -120,6 +120,11 @@ fn through_peer(imp: Impl, workload: &str, variant: &str, params: &Params) -> Ex
     let peers = Peers::discover(peers::locate_dir(), imp == Impl::Go);
     let cmd = match imp {
         Impl::Go => peers.go_command(workload, variant, params),
+        Impl::ElixirTuned => {
+            let mut params = params.clone();
+            params.push("tuned", 1);
+            peers.elixir_command(workload, variant, &params)
+        }
         _ => peers.elixir_command(workload, variant, params),
     };
     let Some(cmd) = cmd else {

@@ -30,6 +30,7 @@ pub fn color(imp: Impl) -> RGBColor {
         Impl::Tokio => RGBColor(0x1f, 0x77, 0xb4),
         Impl::Go => RGBColor(0x1b, 0x9e, 0x77),
         Impl::Elixir => RGBColor(0x75, 0x50, 0xb7),
+        Impl::ElixirTuned => RGBColor(0xb3, 0x9d, 0xdb),
     }
 }
 

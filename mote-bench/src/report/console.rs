@@ -55,13 +55,13 @@ pub fn render(results: &SuiteResults) -> String {
     );
     for s in &results.scenarios {
         let _ = writeln!(out, "\n## {}", heading(s));
-        let _ = write!(out, "{:<8}", "Name");
+        let _ = write!(out, "{:<12}", "Name");
         for h in HEADER {
             let _ = write!(out, "{h:>14}");
         }
         out.push('\n');
         for r in &s.impls {
-            let _ = write!(out, "{:<8}", r.imp.name());
+            let _ = write!(out, "{:<12}", r.imp.name());
             match row_cells(r) {
                 Ok(cells) => {
                     for c in cells {

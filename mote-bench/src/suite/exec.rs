@@ -61,6 +61,11 @@ pub fn command_for(imp: Impl, s: &Scenario, opts: &ExecOptions) -> Option<Comman
         Impl::Elixir => opts
             .peers
             .elixir_command(&s.workload, &s.variant, &s.params),
+        Impl::ElixirTuned => {
+            let mut params = s.params.clone();
+            params.push("tuned", 1);
+            opts.peers.elixir_command(&s.workload, &s.variant, &params)
+        }
     }
 }
 
@@ -98,19 +103,27 @@ pub fn interpret(run: &ChildRun, imp: Impl, s: &Scenario, warmup: bool) -> Attem
         Ok(l) => l,
         Err(e) => return failed(e.to_string()),
     };
-    if line.bench != s.workload || line.imp != imp.name() || line.variant != s.variant {
+    if line.bench != s.workload || line.imp != imp.result_name() || line.variant != s.variant {
         return failed(format!(
             "RESULT line is for bench={} impl={} variant={}",
             line.bench, line.imp, line.variant
         ));
     }
-    if line.params != s.params {
+    // A peer may print parameters of its own after the contract's (Elixir's `tuned`); they
+    // are kept with the extras so reports show which version ran.
+    let Some(own_params) = line.params.strip_prefix(&s.params) else {
         return failed(format!(
             "RESULT line parameters '{}' differ from '{}'",
             line.params.to_kv_string(),
             s.params.to_kv_string()
         ));
-    }
+    };
+    let mut extras = line.extras;
+    extras.extend(
+        own_params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+    );
     Attempt::Ran(RunRecord {
         warmup,
         wall_ms: line.wall_ms,
@@ -121,7 +134,7 @@ pub fn interpret(run: &ChildRun, imp: Impl, s: &Scenario, warmup: bool) -> Attem
         } else {
             line.peak_rss_kb.unwrap_or(0)
         },
-        extras: line.extras,
+        extras,
         process_ms: run.elapsed.as_secs_f64() * 1e3,
     })
 }
@@ -154,6 +167,9 @@ fn with_headline(what: String, stderr: &str) -> String {
 
 /// Makes one run of `scenario` on `imp`.
 pub fn attempt(imp: Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Attempt {
+    if imp == Impl::ElixirTuned && !crate::impls::TUNED_WORKLOADS.contains(&s.workload.as_str()) {
+        return Attempt::Skipped("no tuned version: this workload has no known BEAM trap".into());
+    }
     let Some(cmd) = command_for(imp, s, opts) else {
         return Attempt::Skipped(format!("{imp} is not available"));
     };

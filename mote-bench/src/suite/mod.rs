@@ -52,7 +52,7 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
     for &imp in &opts.impls {
         let missing = match imp {
             Impl::Go => peers.go_missing.clone(),
-            Impl::Elixir => peers.elixir_missing.clone(),
+            Impl::Elixir | Impl::ElixirTuned => peers.elixir_missing.clone(),
             Impl::Mote | Impl::Tokio => None,
         };
         match missing {
