@@ -176,6 +176,11 @@ pub fn find(name: &str) -> Option<&'static WorkloadSpec> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError(pub String);
 
+/// The error for a variant a workload does not have (the catalog normally catches it first).
+pub(crate) fn bad_variant(workload: &str, variant: &str) -> anyhow::Error {
+    UsageError(format!("{workload}: unknown variant '{variant}'")).into()
+}
+
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)

@@ -20,6 +20,7 @@ pub mod peers;
 pub mod report;
 pub mod result_line;
 pub mod rusage;
+pub mod shared;
 pub mod stats;
 pub mod suite;
 pub mod tokio_impl;

@@ -61,7 +61,4 @@ where
         .map_err(|reason| anyhow::anyhow!("mote main process ended abnormally: {reason}"))?
 }
 
-/// The error for a variant the workload does not have (the catalog normally catches it first).
-pub(crate) fn bad_variant(workload: &str, variant: &str) -> anyhow::Error {
-    UsageError(format!("{workload}: unknown variant '{variant}'")).into()
-}
+pub(crate) use crate::catalog::bad_variant;

@@ -1,47 +1,18 @@
-//! `parsum`: the sum of R random ints in chunks of 100, REPS times: in one loop (`serial`), with
-//! a process per chunk per repetition (`spawn`), or with a pre-spawned process per chunk
-//! (`pool`).
+//! `parsum` on mote: a process per chunk per repetition (`spawn`) or a pre-spawned process
+//! per chunk (`pool`); the input, `serial` and the check are in `crate::shared::parsum`.
 
-use super::{bad_variant, run_main};
-use crate::common::{random_ints, DEFAULT_SEED};
-use crate::outcome::{check, ms_since, Outcome};
+use super::run_main;
+use crate::outcome::{ms_since, Outcome};
 use crate::params::Params;
+use crate::shared::parsum::CHUNK;
 use anyhow::Result;
 use mote::{Pid, Process};
-use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Chunk length fixed by the contract.
-pub const CHUNK: usize = 100;
-
 /// Runs `parsum` (`serial`, `spawn` or `pool`).
 pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
-    let (r, reps) = (p.get_usize("r")?, p.get("reps")?);
-    let data: Arc<[i64]> = random_ints(r, 1, 1000, DEFAULT_SEED).into();
-    let expect: i64 = data.iter().sum();
-    let (wall_ms, sums) = match variant {
-        "serial" => serial(&data, reps),
-        "spawn" => per_chunk_processes(Arc::clone(&data), reps)?,
-        "pool" => pool(Arc::clone(&data), reps)?,
-        other => return Err(bad_variant("parsum", other)),
-    };
-    let wrong = sums.iter().filter(|s| **s != expect).count();
-    check(sums.len() as u64 == reps && wrong == 0, || {
-        format!(
-            "parsum {variant}: {} reps, {wrong} sums differ from the serial sum {expect}",
-            sums.len()
-        )
-    })?;
-    Ok(Outcome::new(wall_ms))
-}
-
-/// One loop in main (no process needed). `black_box` keeps the compiler from hoisting the
-/// loop-invariant sum out of the repetitions, which would measure one sum instead of REPS.
-fn serial(data: &[i64], reps: u64) -> (f64, Vec<i64>) {
-    let start = Instant::now();
-    let sums: Vec<i64> = (0..reps).map(|_| black_box(data).iter().sum()).collect();
-    (ms_since(start), sums)
+    crate::shared::parsum::run(variant, p, per_chunk_processes, pool)
 }
 
 /// Per repetition, one process per chunk sums it (reading the shared input through the `Arc`)

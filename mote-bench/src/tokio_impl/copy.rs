@@ -1,71 +1,23 @@
-//! `copy`: uniq, frequencies and a shuffle of N random ints, R times, one after another in main
-//! (`seq`) or as three parallel tasks (`par`). The input is shared through an `Arc`, never
-//! copied: that sharing is what the Elixir seed lacks.
+//! `copy` on tokio: the three computations as tasks sharing the input through an `Arc`
+//! (the rest of the workload is in `crate::shared::copy`).
 
-use super::{bad_variant, run_main};
-// Re-exported because `mote_impl::copy` imports them from here; they live in `common`.
+use super::run_main;
 use crate::common::{frequencies, shuffle, uniq};
-use crate::common::{random_ints, DEFAULT_SEED};
-use crate::outcome::{check, ms_since, Outcome};
+use crate::outcome::{ms_since, Outcome};
 use crate::params::Params;
+use crate::shared::copy::CopyResults;
 use anyhow::Result;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// What one repetition produces.
-struct Results {
-    uniq: Vec<i64>,
-    freqs: HashMap<i64, u64>,
-    shuffled: Vec<i64>,
-}
-
 /// Runs `copy` (`seq` or `par`).
 pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
-    let (n, r) = (p.get_usize("n")?, p.get("r")?);
-    let data: Arc<[i64]> = random_ints(n, 1, 1000, DEFAULT_SEED).into();
-    let (wall_ms, results) = match variant {
-        "seq" => {
-            let start = Instant::now();
-            let results: Vec<Results> = (0..r)
-                .map(|_| Results {
-                    uniq: uniq(&data),
-                    freqs: frequencies(&data),
-                    shuffled: shuffle(&data),
-                })
-                .collect();
-            (ms_since(start), results)
-        }
-        "par" => parallel(Arc::clone(&data), r)?,
-        other => return Err(bad_variant("copy", other)),
-    };
-    let sum: i64 = data.iter().sum();
-    for (i, res) in results.iter().enumerate() {
-        check_one(i, res, n, sum)?;
-    }
-    check(results.len() as u64 == r, || {
-        format!("copy: {} repetitions of {r}", results.len())
-    })?;
-    Ok(Outcome::new(wall_ms))
-}
-
-fn check_one(rep: usize, res: &Results, n: usize, sum: i64) -> Result<()> {
-    let freq_total: u64 = res.freqs.values().sum();
-    let uniq_ok = n < 100_000 || res.uniq.len() == 1000;
-    let shuffle_ok = res.shuffled.len() == n && res.shuffled.iter().sum::<i64>() == sum;
-    check(uniq_ok && freq_total == n as u64 && shuffle_ok, || {
-        format!(
-            "copy rep {rep}: uniq {} values, frequencies total {freq_total}, shuffle of {} \
-             ints (expected 1000, {n}, {n} with the input's sum)",
-            res.uniq.len(),
-            res.shuffled.len()
-        )
-    })
+    crate::shared::copy::run(variant, p, parallel)
 }
 
 /// Each repetition runs the three computations as tasks and awaits all three, like
 /// `Task.async` + `Task.await_many`; the `JoinHandle` is tokio's reply channel for a task.
-fn parallel(data: Arc<[i64]>, r: u64) -> Result<(f64, Vec<Results>)> {
+fn parallel(data: Arc<[i64]>, r: u64) -> Result<(f64, Vec<CopyResults>)> {
     run_main(async move {
         let start = Instant::now();
         let mut results = Vec::with_capacity(r as usize);
@@ -77,7 +29,7 @@ fn parallel(data: Arc<[i64]>, r: u64) -> Result<(f64, Vec<Results>)> {
             let d = Arc::clone(&data);
             let s = tokio::spawn(async move { shuffle(&d) });
             let (uniq, freqs, shuffled) = tokio::try_join!(u, f, s)?;
-            results.push(Results {
+            results.push(CopyResults {
                 uniq,
                 freqs,
                 shuffled,

@@ -61,10 +61,7 @@ where
     rt.block_on(rt.spawn(main))?
 }
 
-/// The error for a variant the workload does not have (the catalog normally catches it first).
-pub(crate) fn bad_variant(workload: &str, variant: &str) -> anyhow::Error {
-    UsageError(format!("{workload}: unknown variant '{variant}'")).into()
-}
+pub(crate) use crate::catalog::bad_variant;
 
 /// The error for a channel that closed before the workload finished: a bug, never expected.
 pub(crate) fn closed(what: &str) -> anyhow::Error {
