@@ -201,9 +201,9 @@ pub struct Exit {
     pub reason: ExitReason,
 }
 
-/// A ready-made message type for processes that handle only system messages, or that wrap
-/// their own messages: `Signal<M>` implements `From<Down>`, `From<Exit>` and `From<M>`... for
-/// the common case use [`Signal::Msg`].
+/// A ready-made message type for a process that receives system messages beside its own:
+/// `Signal<M>` implements `From<Down>` and `From<Exit>`, and wraps the process's own messages
+/// in [`Signal::Msg`].
 ///
 /// ```
 /// use mote::{Process, Signal};

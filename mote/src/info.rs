@@ -88,7 +88,11 @@ pub fn processes() -> Vec<ProcessId> {
 /// ```
 pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
     let (name, links, monitors, monitored_by, trap_exit, signal_bytes) =
-        signals::with_live(id, |_, s| {
+        signals::peek_live(id, |_, s| {
+            // A process that never linked, monitored or took a name has no record.
+            let Some(s) = s.as_deref() else {
+                return (None, Vec::new(), Vec::new(), Vec::new(), false, 0);
+            };
             let monitored_by = s.watchers.iter().filter_map(|(_, w)| {
                 if let Watcher::Process { pid, .. } = w {
                     Some(*pid)

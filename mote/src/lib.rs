@@ -103,7 +103,8 @@ pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
     if from == target {
         // A signal to oneself that ends the caller ends it now: the call does not return
         // (Erlang, case P07). A trapped one becomes a message, like any other.
-        let trapping = signals::with_live(from, |_, s| s.trap_exit).unwrap_or(false);
+        let trapping = signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
+            .unwrap_or(false);
         if reason == ExitReason::Kill {
             std::panic::resume_unwind(Box::new(process::task::ExitNow(ExitReason::Killed)));
         }

@@ -103,7 +103,11 @@ pub fn unregister(name: &str) -> Result<(), RegistryError> {
         .lock()
         .remove(name)
         .ok_or_else(|| RegistryError::NotRegistered(name.into()))?;
-    let _ = signals::with_live(entry.id, |_, s| s.name = None);
+    let _ = signals::peek_live(entry.id, |_, s| {
+        if let Some(s) = s {
+            s.name = None
+        }
+    });
     Ok(())
 }
 
@@ -168,7 +172,7 @@ pub fn send_named<M: Send + 'static>(name: &str, message: M) -> Result<(), Regis
 /// .unwrap();
 /// ```
 pub fn registered_name(id: ProcessId) -> Option<Arc<str>> {
-    signals::with_live(id, |_, s| s.name.clone()).flatten()
+    signals::peek_live(id, |_, s| s.as_ref()?.name.clone()).flatten()
 }
 
 /// Called by a dying process: frees its name (if it still owns it).

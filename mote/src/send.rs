@@ -107,7 +107,7 @@ impl<M: Send + 'static> Pid<M> {
         if slot.state.load(Ordering::Acquire) & BOUNDED == 0 {
             return None;
         }
-        signals::with_live(self.id(), |_, s| s.bound.clone()).flatten()
+        signals::peek_live(self.id(), |_, s| s.as_ref()?.bound.clone()).flatten()
     }
 }
 

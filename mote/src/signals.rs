@@ -83,18 +83,29 @@ pub(crate) unsafe fn deliver_exit<M: From<Exit> + Send + 'static>(
     unsafe { slot.send::<M>(gen, 0, M::from(exit), crate::process::task::pinned()) }.is_ok()
 }
 
-/// Runs `f` on the signals of `id` if that process is alive (under its lock).
+/// Runs `f` on the signals of `id` if that process is alive (under its lock), creating the
+/// record if the process has none yet: for changes that add a relationship or a flag.
 pub(crate) fn with_live<R>(
     id: ProcessId,
     f: impl FnOnce(&'static Slot, &mut Signals) -> R,
+) -> Option<R> {
+    peek_live(id, |slot, signals| {
+        f(slot, signals.get_or_insert_with(Box::default))
+    })
+}
+
+/// Like [`with_live`], without creating a record for a process that has none (`f` sees
+/// `None`): for reads and removals, which must not cost a plain process memory.
+pub(crate) fn peek_live<R>(
+    id: ProcessId,
+    f: impl FnOnce(&'static Slot, &mut Option<Box<Signals>>) -> R,
 ) -> Option<R> {
     let slot = TABLE.lookup(id)?;
     let mut guard = slot.signals.lock();
     if !slot.is_alive_gen(id.serial()) {
         return None;
     }
-    let signals = guard.get_or_insert_with(Box::default);
-    Some(f(slot, signals))
+    Some(f(slot, &mut guard))
 }
 
 /// Asks the process to end with `reason` at its next poll; the first reason wins.
@@ -209,8 +220,15 @@ pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
 /// Removes the link between `me` and `other`, if any. Once this returns, an exit of either
 /// does not reach the other through the link.
 pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
-    let _ = with_live(me, |_, s| s.links.retain(|&l| l != other));
-    let _ = with_live(other, |_, s| s.links.retain(|&l| l != me));
+    let unlink = |id, from| {
+        peek_live(id, |_, s| {
+            if let Some(s) = s {
+                s.links.retain(|&l| l != from)
+            }
+        })
+    };
+    unlink(me, other);
+    unlink(other, me);
 }
 
 /// Installs a monitor of `target` for `watcher` (a live process). A dead target delivers a
@@ -241,23 +259,10 @@ pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDow
     r
 }
 
-#[allow(dead_code)] // the hook of task handles (OTP layer)
-/// Calls `hook` once `target` ends (at once, with `noproc`, if it is not alive).
-pub(crate) fn on_exit(target: ProcessId, hook: ExitHook) {
-    let mut hook = Some(hook);
-    let r = new_ref();
-    let _ = with_live(target, |_, s| {
-        s.watchers
-            .push((r, Watcher::Hook(hook.take().expect("hook used once"))))
-    });
-    if let Some(hook) = hook {
-        hook(&ExitReason::NoProc);
-    }
-}
-
 /// Removes a monitor. Returns true if it was still active (had not fired).
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
-    let target = with_live(watcher, |_, s| {
+    let target = peek_live(watcher, |_, s| {
+        let s = s.as_mut()?;
         let i = s.watching.iter().position(|&(mr, _)| mr == r)?;
         Some(s.watching.swap_remove(i).1)
     })
@@ -269,7 +274,8 @@ pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
 }
 
 fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
-    with_live(target, |_, s| {
+    peek_live(target, |_, s| {
+        let Some(s) = s else { return false };
         let before = s.watchers.len();
         s.watchers.retain(|(mr, _)| *mr != r);
         s.watchers.len() != before
@@ -284,10 +290,14 @@ fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
 /// (Erlang's guarantee). Pushing under the lock is safe: a push never takes a slot lock.
 fn send_down(watcher: ProcessId, deliver: DeliverDown, down: Down) {
     let r = down.monitor;
-    let _ = with_live(watcher, |slot, s| {
-        let Some(i) = s.watching.iter().position(|&(mr, _)| mr == r) else {
+    let _ = peek_live(watcher, |slot, s| {
+        let Some(i) = s
+            .as_ref()
+            .and_then(|s| s.watching.iter().position(|&(mr, _)| mr == r))
+        else {
             return;
         };
+        let s = s.as_mut().expect("it holds the monitor");
         s.watching.swap_remove(i);
         // SAFETY: `deliver` was installed by the watcher for its own message type; `send`
         // checks the serial.

@@ -200,32 +200,31 @@ impl SpawnOptions {
     }
 
     fn relate(self, child: ProcessId) {
-        if let Some(parent) = self.link {
-            // The parent is the running caller; the child is alive and not yet started.
-            let linked = signals::with_live(parent, |_, s| s.links.push(child)).is_some();
-            if linked {
-                let _ = signals::with_live(child, |_, s| s.links.push(parent));
-            }
-        }
-        if let Some((watcher, r, deliver)) = self.monitor {
+        // The parent's and watcher's halves first (they are running callers, so alive), then
+        // the child's half under one lock; the child has not run yet.
+        let link = self
+            .link
+            .filter(|&parent| signals::with_live(parent, |_, s| s.links.push(child)).is_some());
+        if let Some((watcher, r, _)) = self.monitor {
             let _ = signals::with_live(watcher, |_, s| s.watching.push((r, child)));
-            let _ = signals::with_live(child, |_, s| {
+        }
+        let _ = signals::with_live(child, |slot, s| {
+            if let Some(parent) = link {
+                s.links.push(parent);
+            }
+            if let Some((watcher, r, deliver)) = self.monitor {
                 s.watchers.push((
                     r,
                     Watcher::Process {
                         pid: watcher,
                         deliver,
                     },
-                ))
-            });
-        }
-        let on_exit = self.on_exit;
-        let bound = self.bound;
-        let _ = signals::with_live(child, |slot, s| {
-            if let Some(hook) = on_exit {
+                ));
+            }
+            if let Some(hook) = self.on_exit {
                 s.watchers.push((signals::new_ref(), Watcher::Hook(hook)));
             }
-            if let Some(capacity) = bound {
+            if let Some(capacity) = self.bound {
                 s.bound = Some(Arc::new(tokio::sync::Semaphore::new(capacity)));
                 slot.state.fetch_or(BOUNDED, Ordering::Release);
             }

@@ -219,10 +219,11 @@ impl<M: Send + 'static> Process<M> {
     /// ```
     /// use mote::{LinkError, Process};
     /// mote::run(|p: Process<()>| async move {
-    ///     let (done, r) = (mote::spawn(|_c: Process<()>| async {}), ());
-    ///     while mote::is_alive(done) { mote::sleep(std::time::Duration::from_millis(1)).await }
+    ///     let done = mote::spawn(|_c: Process<()>| async {});
+    ///     while mote::is_alive(done) {
+    ///         mote::sleep(std::time::Duration::from_millis(1)).await;
+    ///     }
     ///     assert_eq!(p.link(done), Err(LinkError::NoProc));
-    ///     r
     /// })
     /// .unwrap();
     /// ```

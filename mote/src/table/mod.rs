@@ -182,6 +182,12 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_stays_small() {
+        // Every live process pays for one slot; docs/design.md quotes this size.
+        assert_eq!(std::mem::size_of::<Slot>(), 104);
+    }
+
+    #[test]
     fn zeroed_mutex_is_unlocked() {
         // `new_page` relies on this: a zeroed parking_lot mutex must be a valid, unlocked one.
         let zeroed: parking_lot::Mutex<Option<Box<u8>>> =
