@@ -36,7 +36,7 @@ fn main() {
         println!(
             "{n} idle processes: {idle} MB resident for the whole program \
              (started at {before} MB; main's Vec of pids is {} MB), about {} bytes each",
-            n * std::mem::size_of::<mote::Pid<()>>() >> 20,
+            (n * std::mem::size_of::<mote::Pid<()>>()) >> 20,
             (idle.saturating_sub(before) << 20) / n.max(1) as u64,
         );
         for pid in &pids {
