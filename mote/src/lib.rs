@@ -51,6 +51,7 @@
 
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
+mod completion;
 mod exit;
 mod info;
 mod mailbox;
@@ -62,6 +63,7 @@ mod scheduler;
 mod send;
 mod signals;
 mod spawn;
+mod start;
 mod sync;
 mod table;
 mod timer;
@@ -77,6 +79,7 @@ pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
 pub use send::{is_alive, TrySendError};
 pub use signals::LinkError;
 pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
+pub use start::{start, Started};
 pub use timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
 
 /// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from

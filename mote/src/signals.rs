@@ -26,8 +26,16 @@ pub(crate) enum Watcher {
         pid: ProcessId,
         deliver: DeliverDown,
     },
-    /// Runtime code (the waiters of `run`, tasks): called once with the exit reason.
+    /// Runtime code (the waiter of `run`): called once with the exit reason.
     Hook(ExitHook),
+    /// A waiter that is not a mailbox (a call, a task's handle): told once, removable.
+    Listener(Arc<dyn ExitListener>),
+}
+
+/// Runtime state told of a watched process's exit: see [`watch`].
+pub(crate) trait ExitListener: Send + Sync {
+    /// Called once, with no lock held, when the watched process has ended.
+    fn exited(&self, reason: &ExitReason);
 }
 
 /// Runtime code run once with a process's exit reason.
@@ -259,6 +267,19 @@ pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDow
     r
 }
 
+/// Tells `listener` when `target` ends. Returns `None`, without telling it, if `target` is
+/// not alive; else the reference [`unwatch`] takes.
+pub(crate) fn watch(target: ProcessId, listener: Arc<dyn ExitListener>) -> Option<MonitorRef> {
+    let r = new_ref();
+    with_live(target, |_, s| s.watchers.push((r, Watcher::Listener(listener))))?;
+    Some(r)
+}
+
+/// Removes a watch made by [`watch`]. Returns true if it had not fired.
+pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
+    remove_watcher(target, r)
+}
+
 /// Removes a monitor. Returns true if it was still active (had not fired).
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
     let target = peek_live(watcher, |_, s| {
@@ -333,6 +354,7 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
                     },
                 ),
                 Watcher::Hook(hook) => hook(&reason),
+                Watcher::Listener(listener) => listener.exited(&reason),
             }
         }
         for (r, target) in signals.watching.drain(..) {

@@ -76,6 +76,9 @@ pub enum SpawnError {
     /// Every entry of the process table is in use.
     #[error("the process table is full ({0} processes)")]
     TableFull(usize),
+    /// [`SpawnOptions::linked`] was asked for outside a process: there is no caller to link.
+    #[error("a linked spawn needs a calling process; this code runs outside any process")]
+    NotInProcess,
 }
 
 /// Options for spawning a process.
@@ -98,6 +101,8 @@ pub struct SpawnOptions {
     link: Option<ProcessId>,
     monitor: Option<(ProcessId, MonitorRef, DeliverDown)>,
     on_exit: Option<signals::ExitHook>,
+    listener: Option<(MonitorRef, Arc<dyn signals::ExitListener>)>,
+    link_caller: bool,
     bound: Option<usize>,
 }
 
@@ -122,6 +127,37 @@ impl SpawnOptions {
     /// replies are never lost.
     pub fn mailbox_bound(mut self, capacity: usize) -> Self {
         self.bound = Some(capacity.max(1));
+        self
+    }
+
+    /// Links the new process to the calling process, atomically (the child cannot end
+    /// before the link exists), as [`Process::spawn_link`] does.
+    ///
+    /// Spawning with this option outside a process is an error: [`try_spawn`] reports
+    /// [`SpawnError::NotInProcess`] (and [`spawn`] panics).
+    ///
+    /// ```
+    /// use mote::{Exit, Process, SpawnOptions};
+    /// mote::run(|mut p: Process<Exit>| async move {
+    ///     p.trap_exit(true);
+    ///     let child = SpawnOptions::new().linked().spawn(|_c: Process<()>| async {});
+    ///     assert_eq!(p.recv().await.from, child.id());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn linked(mut self) -> Self {
+        self.link_caller = true;
+        self
+    }
+
+    /// Tells `listener` of the new process's exit; the watch exists before the process can
+    /// run, and `r` removes it (`signals::unwatch`).
+    pub(crate) fn watched_by(
+        mut self,
+        r: MonitorRef,
+        listener: Arc<dyn signals::ExitListener>,
+    ) -> Self {
+        self.listener = Some((r, listener));
         self
     }
 
@@ -163,7 +199,7 @@ impl SpawnOptions {
     }
 
     /// Spawns the process, reporting a full process table as an error.
-    pub fn try_spawn<M, F, Fut>(self, f: F) -> Result<Pid<M>, SpawnError>
+    pub fn try_spawn<M, F, Fut>(mut self, f: F) -> Result<Pid<M>, SpawnError>
     where
         M: Send + 'static,
         F: FnOnce(Process<M>) -> Fut,
@@ -171,6 +207,10 @@ impl SpawnOptions {
         Fut::Output: IntoExitReason,
     {
         crate::runtime::runtime();
+        if self.link_caller {
+            let caller = crate::self_id().ok_or(SpawnError::NotInProcess)?;
+            self.link = Some(caller);
+        }
         let slot = TABLE
             .alloc()
             .ok_or(SpawnError::TableFull(crate::table::MAX_PROCESSES))?;
@@ -189,6 +229,7 @@ impl SpawnOptions {
         if self.link.is_some()
             || self.monitor.is_some()
             || self.on_exit.is_some()
+            || self.listener.is_some()
             || self.bound.is_some()
         {
             self.relate(id);
@@ -223,6 +264,9 @@ impl SpawnOptions {
             }
             if let Some(hook) = self.on_exit {
                 s.watchers.push((signals::new_ref(), Watcher::Hook(hook)));
+            }
+            if let Some((r, listener)) = self.listener {
+                s.watchers.push((r, Watcher::Listener(listener)));
             }
             if let Some(capacity) = self.bound {
                 s.bound = Some(Arc::new(tokio::sync::Semaphore::new(capacity)));
