@@ -188,11 +188,6 @@ impl ExitWatch {
             monitor: Some(monitor),
         }
     }
-
-    /// The watched process.
-    pub(crate) fn target(&self) -> ProcessId {
-        self.target
-    }
 }
 
 impl Drop for ExitWatch {

@@ -61,6 +61,7 @@ mod registry;
 mod runtime;
 mod scheduler;
 mod send;
+pub mod server;
 mod signals;
 mod spawn;
 mod start;

@@ -104,7 +104,7 @@ where
 }
 
 /// The exit reason of an unwinding process: its [`ExitNow`] reason, or a panic's message.
-fn reason_of(payload: Box<dyn Any + Send>) -> ExitReason {
+pub(crate) fn reason_of(payload: Box<dyn Any + Send>) -> ExitReason {
     let payload = match payload.downcast::<ExitNow>() {
         Ok(exit) => return exit.0,
         Err(payload) => payload,
