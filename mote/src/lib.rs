@@ -65,6 +65,7 @@ pub mod server;
 mod signals;
 mod spawn;
 mod start;
+pub mod supervisor;
 mod sync;
 mod table;
 mod timer;

@@ -102,7 +102,10 @@ async fn caller_of(
     });
     o.name(a, "A");
     o.watch(a);
-    wait_until("the caller has its results", || out.lock().unwrap().is_some()).await;
+    wait_until("the caller has its results", || {
+        out.lock().unwrap().is_some()
+    })
+    .await;
     let r = out.lock().unwrap().take().unwrap();
     (a, r)
 }
@@ -119,7 +122,9 @@ async fn caller(
 }
 
 async fn start_named(o: &mut Driver, name: &str) -> ServerRef<TestServer> {
-    let s = server::start(TestServer).await.expect("the test server starts");
+    let s = server::start(TestServer)
+        .await
+        .expect("the test server starts");
     o.name(s.id(), name);
     o.watch(s.id());
     s
@@ -164,7 +169,10 @@ fn p28_call_timeout() {
             format!("A.call={}", show_call(&o, &r, s.id(), &req, 50)),
             format!("A.mbox_after_300ms={}", o.show_list(&mbox)),
             format!("S={}", o.fate_of(s.id()).await),
-            format!("S.after={}", show_call(&o, &after, s.id(), &Req::Ping, 1000)),
+            format!(
+                "S.after={}",
+                show_call(&o, &after, s.id(), &Req::Ping, 1000)
+            ),
         ]
     });
     assert_eq!(
@@ -188,7 +196,10 @@ fn p29_call_server_exits() {
         let (a, results) = caller_of(&mut o, calls, T1000).await;
         let mut tokens = Vec::new();
         for ((s, name, req), r) in cases.iter().zip(&results) {
-            tokens.push(format!("{name}.call={}", show_call(&o, r, s.id(), req, 1000)));
+            tokens.push(format!(
+                "{name}.call={}",
+                show_call(&o, r, s.id(), req, 1000)
+            ));
             tokens.push(format!("{name}={}", o.fate_of(s.id()).await));
         }
         o.settle().await;

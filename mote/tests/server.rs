@@ -53,7 +53,12 @@ impl Server for Probe {
         }
     }
 
-    async fn handle_call(&mut self, call: Call, from: ReplyTo<u64>, ctx: &mut Context<Self>) -> Next {
+    async fn handle_call(
+        &mut self,
+        call: Call,
+        from: ReplyTo<u64>,
+        ctx: &mut Context<Self>,
+    ) -> Next {
         match call {
             Call::Echo(n) => from.reply(n),
             Call::Park => self.parked.push(from),
@@ -150,7 +155,10 @@ fn a_dropped_reply_handle_fails_the_call_at_once() {
     mote::run(|_p: Process<()>| async move {
         let (probe, _log) = new_probe();
         let s = server::start(probe).await.unwrap();
-        assert_eq!(s.call(Call::Drop, Duration::MAX).await, Err(CallError::NoReply));
+        assert_eq!(
+            s.call(Call::Drop, Duration::MAX).await,
+            Err(CallError::NoReply)
+        );
         // The server goes on.
         assert_eq!(s.call(Call::Echo(1), T).await, Ok(1));
     })
@@ -184,7 +192,10 @@ fn a_handler_panic_runs_terminate_and_fails_the_call() {
         let (probe, log) = new_probe();
         let s = server::start(probe).await.unwrap();
         let r = s.call(Call::Panic, T).await;
-        assert_eq!(r, Err(CallError::Exit(ExitReason::Panic("handler boom".into()))));
+        assert_eq!(
+            r,
+            Err(CallError::Exit(ExitReason::Panic("handler boom".into())))
+        );
         assert_eq!(logged(&log), ["init", "terminate panic: handler boom"]);
         assert_eq!(s.call(Call::Echo(1), T).await, Err(CallError::NoProc));
     })
@@ -198,7 +209,10 @@ fn stop_runs_terminate_and_reports_errors() {
         let s = server::start(probe).await.unwrap();
         assert_eq!(s.stop(ExitReason::Shutdown, T).await, Ok(()));
         assert_eq!(logged(&log), ["init", "terminate shutdown"]);
-        assert_eq!(s.stop(ExitReason::Shutdown, T).await, Err(StopError::NoProc));
+        assert_eq!(
+            s.stop(ExitReason::Shutdown, T).await,
+            Err(StopError::NoProc)
+        );
 
         let (probe, busy_log) = new_probe();
         let busy = server::start(probe).await.unwrap();
@@ -211,7 +225,9 @@ fn stop_runs_terminate_and_reports_errors() {
             waited += 1;
             assert!(waited < 5000, "the server never took the call");
         }
-        let r = busy.stop(ExitReason::Normal, Duration::from_millis(20)).await;
+        let r = busy
+            .stop(ExitReason::Normal, Duration::from_millis(20))
+            .await;
         assert_eq!(r, Err(StopError::Timeout));
         assert!(mote::is_alive(busy.id()));
         mote::exit(busy.id(), ExitReason::Kill);
@@ -238,7 +254,11 @@ fn init_failure_is_returned_and_spares_a_linked_starter() {
 fn names_are_registered_before_init_and_refused_when_taken() {
     mote::run(|_p: Process<()>| async move {
         let (first, _) = new_probe();
-        let s = ServerOptions::new().name("probe").start(first).await.unwrap();
+        let s = ServerOptions::new()
+            .name("probe")
+            .start(first)
+            .await
+            .unwrap();
         assert_eq!(mote::whereis("probe"), Some(s.id()));
         let (probe2, _) = new_probe();
         let again = ServerOptions::new().name("probe").start(probe2).await;
@@ -267,7 +287,11 @@ fn a_trapping_server_stops_when_its_parent_exits() {
         while !logged(&log).iter().any(|l| l.starts_with("terminate")) {
             mote::sleep(Duration::from_millis(1)).await;
             waited += 1;
-            assert!(waited < 5000, "the server never terminated: {:?}", logged(&log));
+            assert!(
+                waited < 5000,
+                "the server never terminated: {:?}",
+                logged(&log)
+            );
         }
         assert_eq!(logged(&log), ["init", "terminate parent gone"]);
     })
@@ -298,7 +322,10 @@ fn calls_work_from_a_plain_tokio_runtime() {
         .unwrap();
     rt.block_on(async move {
         assert_eq!(s.call(Call::Echo(9), T).await, Ok(9));
-        assert_eq!(s.call(Call::Sleep(200), Duration::from_millis(5)).await, Err(CallError::Timeout));
+        assert_eq!(
+            s.call(Call::Sleep(200), Duration::from_millis(5)).await,
+            Err(CallError::Timeout)
+        );
         assert_eq!(s.stop(ExitReason::Normal, T).await, Ok(()));
     });
 }

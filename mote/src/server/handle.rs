@@ -232,7 +232,12 @@ mod tests {
         type Cast = ();
         type Info = ();
 
-        async fn handle_call(&mut self, ms: u64, from: ReplyTo<u64>, _: &mut Context<Self>) -> Next {
+        async fn handle_call(
+            &mut self,
+            ms: u64,
+            from: ReplyTo<u64>,
+            _: &mut Context<Self>,
+        ) -> Next {
             crate::sleep(Duration::from_millis(ms)).await;
             from.reply(ms);
             Next::Continue
@@ -251,7 +256,10 @@ mod tests {
             for _ in 0..100 {
                 assert_eq!(s.call(0, Duration::from_secs(5)).await, Ok(0));
             }
-            assert_eq!(s.call(50, Duration::from_millis(1)).await, Err(CallError::Timeout));
+            assert_eq!(
+                s.call(50, Duration::from_millis(1)).await,
+                Err(CallError::Timeout)
+            );
             assert_eq!(watchers(s.id()), 0);
             // A caller killed mid-call removes its watch too.
             let caller = crate::spawn(move |_c: crate::Process<()>| async move {
