@@ -51,6 +51,7 @@
 
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
+pub mod agent;
 mod completion;
 mod exit;
 mod info;

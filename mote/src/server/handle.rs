@@ -1,5 +1,6 @@
 //! [`ServerRef`]: a server's address, and the call, cast and stop protocols.
 
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,7 +8,7 @@ use std::time::Duration;
 use super::reply::{NoReply, ReplyTo};
 use super::run::{Envelope, Msg};
 use super::Server;
-use crate::completion::{Completion, ExitWatch};
+use crate::completion::{Completion, ExitWatch, WaitOwned};
 use crate::exit::ExitReason;
 use crate::pid::{Pid, ProcessId};
 use crate::registry::RegistryError;
@@ -108,8 +109,44 @@ impl<S: Server> ServerRef<S> {
     /// `gen_server:call/3`). [`Duration::MAX`] waits forever, as `infinity` does.
     ///
     /// Callable from anywhere: any process (whatever its message type), a tokio task, plain
-    /// async code. Errors are explained at [`CallError`].
-    pub async fn call(&self, request: S::Call, timeout: Duration) -> Result<S::Reply, CallError> {
+    /// async code. Errors are explained at [`CallError`]. The request is sent when `call`
+    /// is called; the returned future only waits (and borrows nothing).
+    pub fn call(
+        &self,
+        request: S::Call,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
+        let sent = self.send_call(request);
+        async move {
+            let (slot, watch) = sent?;
+            let pending = Pending(Some(Arc::clone(&slot)));
+            let wait = WaitOwned(Arc::clone(&slot));
+            let outcome = if timeout == Duration::MAX {
+                wait.await
+            } else {
+                match tokio::time::timeout(timeout, wait).await {
+                    Ok(outcome) => outcome,
+                    // A reply that raced the timer is still a reply.
+                    Err(_) => slot.close().ok_or(CallError::Timeout)?,
+                }
+            };
+            pending.defuse();
+            drop(watch);
+            match outcome {
+                Ok(Ok(reply)) => Ok(reply),
+                Ok(Err(NoReply)) => Err(CallError::NoReply),
+                Err(reason) => Err(CallError::Exit(reason)),
+            }
+        }
+    }
+
+    /// The synchronous half of a call: watch the server, then send the request with its
+    /// reply slot.
+    #[allow(clippy::type_complexity)]
+    fn send_call(
+        &self,
+        request: S::Call,
+    ) -> Result<(Arc<Completion<Result<S::Reply, NoReply>>>, ExitWatch), CallError> {
         if crate::self_id() == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
@@ -119,7 +156,6 @@ impl<S: Server> ServerRef<S> {
         if slot.is_ready() {
             return Err(CallError::NoProc);
         }
-        let pending = Pending(&slot);
         self.pid.send(Envelope(Msg::Call(
             request,
             ReplyTo {
@@ -127,22 +163,7 @@ impl<S: Server> ServerRef<S> {
                 caller: crate::self_id(),
             },
         )));
-        let outcome = if timeout == Duration::MAX {
-            slot.wait().await
-        } else {
-            match tokio::time::timeout(timeout, slot.wait()).await {
-                Ok(outcome) => outcome,
-                // A reply that raced the timer is still a reply.
-                Err(_) => slot.close().ok_or(CallError::Timeout)?,
-            }
-        };
-        std::mem::forget(pending);
-        drop(watch);
-        match outcome {
-            Ok(Ok(reply)) => Ok(reply),
-            Ok(Err(NoReply)) => Err(CallError::NoReply),
-            Err(reason) => Err(CallError::Exit(reason)),
-        }
+        Ok((slot, watch))
     }
 
     /// Sends a request without waiting (Erlang's `gen_server:cast/2`): silently dropped if
@@ -183,11 +204,20 @@ impl<S: Server> ServerRef<S> {
 
 /// Closes a call's slot if the call is dropped mid-wait (its caller was killed, or a
 /// `select!` dropped it), so the reply is discarded and `ReplyTo::is_waiting` turns false.
-struct Pending<'a, T>(&'a Completion<T>);
+struct Pending<T>(Option<Arc<Completion<T>>>);
 
-impl<T> Drop for Pending<'_, T> {
+impl<T> Pending<T> {
+    /// The call has its outcome: nothing to close.
+    fn defuse(mut self) {
+        self.0 = None;
+    }
+}
+
+impl<T> Drop for Pending<T> {
     fn drop(&mut self) {
-        let _ = self.0.close();
+        if let Some(slot) = self.0.take() {
+            let _ = slot.close();
+        }
     }
 }
 
