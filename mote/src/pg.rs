@@ -214,13 +214,17 @@ pub fn leave<M>(group: &str, pid: Pid<M>) -> bool {
 /// ```
 pub fn members<M: 'static>(group: &str) -> Vec<Pid<M>> {
     let message_type = TypeId::of::<M>();
-    GROUPS.lock().groups.get(group).map_or_else(Vec::new, |members| {
-        members
-            .iter()
-            .filter(|m| m.message_type == message_type)
-            .map(|m| Pid::from_id(m.id))
-            .collect()
-    })
+    GROUPS
+        .lock()
+        .groups
+        .get(group)
+        .map_or_else(Vec::new, |members| {
+            members
+                .iter()
+                .filter(|m| m.message_type == message_type)
+                .map(|m| Pid::from_id(m.id))
+                .collect()
+        })
 }
 
 /// All members of `group`, whatever their message type, in the order they joined, once per

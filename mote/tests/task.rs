@@ -60,27 +60,31 @@ fn task_is_send() {
 
 #[test]
 fn awaited_by_a_process_other_than_its_starter() {
-    let got = mote::run(|mut p: Process<(ProcessId, Result<u64, TaskError>)>| async move {
-        let me = p.pid();
-        let t = task::spawn(async { 40 + 2 });
-        let starter = p.id();
-        let waiter = mote::spawn(move |mut w: Process<Task<u64>>| async move {
-            let t = w.recv_timeout(WAIT).await.expect("the task handle arrives");
-            me.send((mote::self_id().unwrap(), t.await_timeout(WAIT).await));
-        });
-        waiter.send(t);
-        let (who, result) = p.recv_timeout(WAIT).await.expect("the waiter replies");
-        assert_ne!(who, starter);
-        assert_eq!(who, waiter.id());
-        result
-    });
+    let got = mote::run(
+        |mut p: Process<(ProcessId, Result<u64, TaskError>)>| async move {
+            let me = p.pid();
+            let t = task::spawn(async { 40 + 2 });
+            let starter = p.id();
+            let waiter = mote::spawn(move |mut w: Process<Task<u64>>| async move {
+                let t = w.recv_timeout(WAIT).await.expect("the task handle arrives");
+                me.send((mote::self_id().unwrap(), t.await_timeout(WAIT).await));
+            });
+            waiter.send(t);
+            let (who, result) = p.recv_timeout(WAIT).await.expect("the waiter replies");
+            assert_ne!(who, starter);
+            assert_eq!(who, waiter.id());
+            result
+        },
+    );
     assert_eq!(got, Ok(Ok(42)));
 }
 
 #[test]
 fn awaited_from_a_plain_tokio_runtime_without_timers() {
     // No `enable_time`: the task's timeouts run on mote's own tokio runtime.
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let (a, b) = rt.block_on(async {
         let a = task::spawn(async { "outside" }).await_timeout(WAIT).await;
         let mut b = task::spawn(async { 7u8 });
@@ -92,6 +96,8 @@ fn awaited_from_a_plain_tokio_runtime_without_timers() {
 }
 
 #[test]
+// The root process returns a task handle on purpose, to be awaited elsewhere.
+#[allow(clippy::async_yields_async)]
 fn started_in_a_process_awaited_in_a_tokio_task() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -328,9 +334,8 @@ fn await_many_times_out_and_stops_the_rest() {
         (r, all_gone)
     });
     assert_eq!(got, Ok((Err(TaskError::Timeout), true)));
-    let empty = mote::run(|_p: Process<()>| async {
-        task::await_many(Vec::<Task<u8>>::new(), WAIT).await
-    });
+    let empty =
+        mote::run(|_p: Process<()>| async { task::await_many(Vec::<Task<u8>>::new(), WAIT).await });
     assert_eq!(empty, Ok(Ok(vec![])));
 }
 
@@ -374,7 +379,10 @@ fn async_stream_respects_max_concurrency() {
         (results, max_seen.load(Ordering::SeqCst))
     });
     let (results, max_seen) = got.unwrap();
-    assert_eq!(max_seen, LIMIT, "in flight at most, and at some point exactly, the limit");
+    assert_eq!(
+        max_seen, LIMIT,
+        "in flight at most, and at some point exactly, the limit"
+    );
     let values: Vec<u64> = results.into_iter().map(Result::unwrap).collect();
     assert_eq!(values.len() as u64, N);
     let distinct: BTreeSet<u64> = values.into_iter().collect();
@@ -538,11 +546,16 @@ fn async_stream_dropped_kills_its_running_tasks() {
             StreamOptions::new().max_concurrency(3),
         );
         // Starts the first three and finds nothing ready.
-        assert!(tokio::time::timeout(Duration::from_millis(1), s.next()).await.is_err());
+        assert!(tokio::time::timeout(Duration::from_millis(1), s.next())
+            .await
+            .is_err());
         assert!(eventually(|| ids.lock().len() == 3).await);
         drop(s);
         let ids = ids.lock().clone();
-        (ids.len(), eventually(|| ids.iter().all(|&id| !mote::is_alive(id))).await)
+        (
+            ids.len(),
+            eventually(|| ids.iter().all(|&id| !mote::is_alive(id))).await,
+        )
     });
     assert_eq!(got, Ok((3, true)));
 }

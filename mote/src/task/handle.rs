@@ -70,12 +70,12 @@ impl<T: Send + 'static> Task<T> {
         let completion = Completion::new();
         let producer = Arc::clone(&completion);
         let r = signals::new_ref();
-        let pid = options
-            .watched_by(r, completion.clone())
-            .try_spawn(move |_p: Process<()>| async move {
+        let pid = options.watched_by(r, completion.clone()).try_spawn(
+            move |_p: Process<()>| async move {
                 // Gives the value back if the waiter has given up: it is dropped here.
                 let _ = producer.complete(future.await);
-            })?;
+            },
+        )?;
         Ok(Task {
             completion,
             watch: ExitWatch::spawned(pid.id(), r),

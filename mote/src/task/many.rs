@@ -54,12 +54,7 @@ pub async fn await_many<T>(
             Poll::Ready(Some((index, Ok(value)))) => values[index] = Some(value),
             Poll::Ready(Some((_, Err(e)))) => return Poll::Ready(Err(e)),
             Poll::Ready(None) => return Poll::Ready(Ok(())),
-            Poll::Pending => {
-                return deadline
-                    .as_mut()
-                    .poll(cx)
-                    .map(|()| Err(TaskError::Timeout))
-            }
+            Poll::Pending => return deadline.as_mut().poll(cx).map(|()| Err(TaskError::Timeout)),
         }
     })
     .await;

@@ -175,7 +175,11 @@ type NextTask<T> = Box<dyn FnMut() -> Option<Result<Task<T>, SpawnError>> + Send
 /// })
 /// .unwrap();
 /// ```
-pub fn async_stream<Items, F, Fut>(items: Items, f: F, options: StreamOptions) -> AsyncStream<Fut::Output>
+pub fn async_stream<Items, F, Fut>(
+    items: Items,
+    f: F,
+    options: StreamOptions,
+) -> AsyncStream<Fut::Output>
 where
     Items: IntoIterator,
     Items::IntoIter: Send + 'static,
