@@ -159,14 +159,16 @@ type NextTask<T> = Box<dyn FnMut() -> Option<Result<Task<T>, SpawnError>> + Send
 ///
 /// mote::run(|_p: mote::Process<()>| async {
 ///     let words: Arc<[&str]> = Arc::from(vec!["tasks", "are", "processes"]);
-///     let lengths = {
-///         let words = Arc::clone(&words);
-///         task::async_stream(0..words.len(), move |i| {
-///             let words = Arc::clone(&words);
+///     let shared = Arc::clone(&words);
+///     // `f` runs in each item's task; it gives each task its own pointer to the words.
+///     let mut lengths = task::async_stream(
+///         0..words.len(),
+///         move |i| {
+///             let words = Arc::clone(&shared);
 ///             async move { words[i].len() }
-///         }, StreamOptions::new().max_concurrency(2))
-///     };
-///     let mut lengths = lengths;
+///         },
+///         StreamOptions::new().max_concurrency(2),
+///     );
 ///     let mut out = Vec::new();
 ///     while let Some(n) = lengths.next().await {
 ///         out.push(n.unwrap());
