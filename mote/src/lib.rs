@@ -37,6 +37,10 @@
 //!   into `M` with `From` (see [`Process`]).
 //! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
 //!   [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
+//! * [`task`]: run a future as a process and await its value from anywhere
+//!   ([`task::spawn`], [`task::Task`], [`task::await_many`]), or one task per item with
+//!   bounded concurrency ([`task::async_stream`]), like Elixir's `Task` without its copies.
+//! * [`pg`]: process groups (Erlang's `pg`): [`pg::join`], [`pg::leave`], [`pg::members`].
 //!
 //! # Tokio inside processes
 //!
@@ -56,6 +60,7 @@ mod completion;
 mod exit;
 mod info;
 mod mailbox;
+pub mod pg;
 mod pid;
 mod process;
 mod registry;
@@ -69,6 +74,7 @@ mod start;
 pub mod supervisor;
 mod sync;
 mod table;
+pub mod task;
 mod timer;
 
 pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
