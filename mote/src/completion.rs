@@ -25,8 +25,6 @@ pub(crate) struct Completion<T> {
 struct State<T> {
     outcome: Outcome<T>,
     waker: Option<Waker>,
-    // Used by the gen_server and pool modules being written alongside (not on this branch).
-    #[allow(dead_code)]
     /// The producer's handle was dropped without producing a value.
     abandoned: bool,
 }
@@ -94,15 +92,11 @@ impl<T> Completion<T> {
         }
     }
 
-    // Used by the gen_server and pool modules being written alongside (not on this branch).
-    #[allow(dead_code)]
     /// Records that the producer's handle is gone without a value.
     pub(crate) fn abandon(&self) {
         self.state.lock().abandoned = true;
     }
 
-    // Used by the gen_server and pool modules being written alongside (not on this branch).
-    #[allow(dead_code)]
     /// Whether the producer dropped its handle and no outcome has arrived.
     pub(crate) fn is_abandoned(&self) -> bool {
         let s = self.state.lock();
@@ -188,8 +182,11 @@ pub(crate) struct ExitWatch {
 }
 
 impl ExitWatch {
-    // Used by the gen_server and pool modules being written alongside (not on this branch).
-    #[allow(dead_code)]
+    /// The watched process.
+    pub(crate) fn target(&self) -> ProcessId {
+        self.target
+    }
+
     /// Watches `target`; if it is not alive, `completion` fails at once with `noproc`.
     pub(crate) fn new<T: Send + 'static>(
         target: ProcessId,

@@ -273,13 +273,11 @@ fn names_are_registered_before_init_and_refused_when_taken() {
 fn a_trapping_server_stops_when_its_parent_exits() {
     mote::run(|mut p: Process<Down>| async move {
         let (probe, log) = new_probe();
-        let parent = mote::spawn(move |mut parent: Process<ServerRef<Probe>>| async move {
+        p.spawn_monitor(move |_parent: Process<()>| async move {
             let s = server::start_link(probe).await.unwrap();
-            parent.pid().send(s);
-            let _ = parent.recv().await;
+            assert!(mote::is_alive(s.id()));
             ExitReason::custom("parent gone")
         });
-        p.monitor(parent);
         let down = p.recv().await;
         assert_eq!(down.reason, ExitReason::custom("parent gone"));
         // The server was started by the parent, linked; its exit signal stops the server.
