@@ -1,4 +1,4 @@
-//! `copy` on mote: the three computations as processes sharing the input through an `Arc`
+//! `copy` on mote: the three computations as `mote::task`s sharing the input through an `Arc`
 //! (the rest of the workload is in `crate::shared::copy`).
 
 use super::run_main;
@@ -7,8 +7,7 @@ use crate::outcome::{ms_since, Outcome};
 use crate::params::Params;
 use crate::shared::copy::CopyResults;
 use anyhow::Result;
-use mote::Process;
-use std::collections::HashMap;
+use mote::{task, Process};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,46 +16,23 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     crate::shared::copy::run(variant, p, parallel)
 }
 
-/// One result sent back to main by a `par` process.
-enum Part {
-    Uniq(Vec<i64>),
-    Freqs(HashMap<i64, u64>),
-    Shuffled(Vec<i64>),
-}
-
-/// Each repetition spawns one process per computation, each holding a clone of the `Arc`,
-/// and main receives the three results in whatever order they finish.
+/// Each repetition starts one `mote::task` per computation, each moving in a clone of the
+/// `Arc` (nothing is copied), and awaits the three handles.
 fn parallel(data: Arc<[i64]>, r: u64) -> Result<(f64, Vec<CopyResults>)> {
-    run_main(move |mut main: Process<Part>| async move {
+    run_main(move |_main: Process<()>| async move {
         let start = Instant::now();
-        let to_main = main.pid();
         let mut results = Vec::with_capacity(r as usize);
         for _ in 0..r {
             let d = Arc::clone(&data);
-            mote::spawn(move |_p: Process<()>| async move { to_main.send(Part::Uniq(uniq(&d))) });
+            let u = task::spawn(async move { uniq(&d) });
             let d = Arc::clone(&data);
-            mote::spawn(move |_p: Process<()>| async move {
-                to_main.send(Part::Freqs(frequencies(&d)))
-            });
+            let f = task::spawn(async move { frequencies(&d) });
             let d = Arc::clone(&data);
-            mote::spawn(
-                move |_p: Process<()>| async move { to_main.send(Part::Shuffled(shuffle(&d))) },
-            );
-            let (mut u, mut f, mut s) = (None, None, None);
-            for _ in 0..3 {
-                match main.recv().await {
-                    Part::Uniq(v) => u = Some(v),
-                    Part::Freqs(v) => f = Some(v),
-                    Part::Shuffled(v) => s = Some(v),
-                }
-            }
-            let (Some(uniq), Some(freqs), Some(shuffled)) = (u, f, s) else {
-                anyhow::bail!("copy par: a computation replied twice, another not at all");
-            };
+            let s = task::spawn(async move { shuffle(&d) });
             results.push(CopyResults {
-                uniq,
-                freqs,
-                shuffled,
+                uniq: u.await?,
+                freqs: f.await?,
+                shuffled: s.await?,
             });
         }
         Ok((ms_since(start), results))
