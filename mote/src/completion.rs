@@ -172,7 +172,10 @@ pub(crate) struct ExitWatch {
 
 impl ExitWatch {
     /// Watches `target`; if it is not alive, `completion` fails at once with `noproc`.
-    pub(crate) fn new<T: Send + 'static>(target: ProcessId, completion: &Arc<Completion<T>>) -> Self {
+    pub(crate) fn new<T: Send + 'static>(
+        target: ProcessId,
+        completion: &Arc<Completion<T>>,
+    ) -> Self {
         let listener: Arc<dyn ExitListener> = completion.clone();
         let monitor = signals::watch(target, listener);
         if monitor.is_none() {

@@ -35,6 +35,9 @@
 //! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`], [`Process::trap_exit`],
 //!   [`exit`]. System messages ([`Down`], [`Exit`]) arrive in the same mailbox, converted
 //!   into `M` with `From` (see [`Process`]).
+//! * Worker pools: [`pool`] runs jobs on pre-spawned worker processes (work stealing or
+//!   work pushing, bounded queues, panics and dead workers reported per job), with
+//!   [`pool::Pool::map_reduce`] for chunked data.
 //! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
 //!   [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
 //!
@@ -56,6 +59,7 @@ mod exit;
 mod info;
 mod mailbox;
 mod pid;
+pub mod pool;
 mod process;
 mod registry;
 mod runtime;

@@ -271,7 +271,9 @@ pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDow
 /// not alive; else the reference [`unwatch`] takes.
 pub(crate) fn watch(target: ProcessId, listener: Arc<dyn ExitListener>) -> Option<MonitorRef> {
     let r = new_ref();
-    with_live(target, |_, s| s.watchers.push((r, Watcher::Listener(listener))))?;
+    with_live(target, |_, s| {
+        s.watchers.push((r, Watcher::Listener(listener)))
+    })?;
     Some(r)
 }
 
