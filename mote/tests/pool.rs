@@ -40,15 +40,10 @@ where
 }
 
 /// A job that records which worker runs it, then waits until `gate` opens.
-fn blocker(
-    gate: Arc<tokio::sync::Semaphore>,
-    ran_on: Arc<Mutex<Option<ProcessId>>>,
-) -> impl Future<Output = u32> + Send + 'static {
-    async move {
-        *ran_on.lock() = mote::self_id();
-        let _permit = gate.acquire().await.unwrap();
-        7
-    }
+async fn blocker(gate: Arc<tokio::sync::Semaphore>, ran_on: Arc<Mutex<Option<ProcessId>>>) -> u32 {
+    *ran_on.lock() = mote::self_id();
+    let _permit = gate.acquire().await.unwrap();
+    7
 }
 
 async fn crash() -> u32 {

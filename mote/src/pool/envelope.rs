@@ -75,7 +75,7 @@ where
     F::Output: Send + 'static,
 {
     /// A job for `future` and the handle that awaits its result.
-    pub(crate) fn new(future: F) -> (Envelope, Job<F::Output>) {
+    pub(crate) fn pair(future: F) -> (Envelope, Job<F::Output>) {
         let completion = Completion::new();
         let job = Job::new(Arc::clone(&completion));
         let task = Task {

@@ -230,7 +230,7 @@ impl Pool {
         if self.shared().queues.is_closed() {
             return Job::failed(JobError::Closed);
         }
-        let (envelope, handle) = Task::new(job);
+        let (envelope, handle) = Task::pair(job);
         match self.shared().queues.send(envelope).await {
             Ok(()) => handle,
             Err(envelope) => {
@@ -259,7 +259,7 @@ impl Pool {
         if queues.is_closed() {
             return Err(TrySubmitError::Closed(job));
         }
-        let (envelope, handle) = Task::new(job);
+        let (envelope, handle) = Task::pair(job);
         match queues.try_send(envelope) {
             Ok(()) => Ok(handle),
             Err(async_channel::TrySendError::Full(e)) => {
