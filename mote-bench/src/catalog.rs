@@ -29,6 +29,9 @@ pub struct WorkloadSpec {
     pub params: &'static [ParamSpec],
     /// Extra figures the workload may print after `wall_ms`.
     pub extras: &'static [&'static str],
+    /// Parameters outside the contract's table that an implementation may take (absent by
+    /// default, accepted by `--param`, printed after the contract's ones).
+    pub options: &'static [&'static str],
     /// One line saying what is measured.
     pub summary: &'static str,
     /// Contract constraints on the parameter values beyond "positive integer".
@@ -80,6 +83,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &["int", "list20"],
         params: &[p("m", 10_000, 1_000), p("n", 10_000, 1_000)],
         extras: &[],
+        options: &[],
         summary: "N messages relayed through a chain of M processes",
         validate: no_constraint,
     },
@@ -88,6 +92,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("k", 1_000_000, 20_000)],
         extras: &["spawn_ms"],
+        options: &[],
         summary: "K idle processes blocked in receive, then woken once each",
         validate: no_constraint,
     },
@@ -96,6 +101,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("k", 1_000_000, 20_000)],
         extras: &[],
+        options: &[],
         summary: "K short-lived processes spawned one after another",
         validate: no_constraint,
     },
@@ -104,6 +110,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("r", 1_000_000, 20_000)],
         extras: &[],
+        options: &[],
         summary: "R round trips between two processes",
         validate: no_constraint,
     },
@@ -112,6 +119,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("t", 10_000_000, 100_000), p("p", 503, 503)],
         extras: &[],
+        options: &[],
         summary: "a token passed T times around a ring of P processes",
         validate: no_constraint,
     },
@@ -120,6 +128,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("l", 1_000_000, 10_000)],
         extras: &[],
+        options: &[],
         summary: "a tree of processes with fan-out 10 summing L leaves",
         validate: skynet_constraint,
     },
@@ -128,6 +137,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("s", 100, 10), p("n", 10_000_000, 100_000)],
         extras: &[],
+        options: &[],
         summary: "S senders send N messages in total to one receiver",
         validate: fanin_constraint,
     },
@@ -136,6 +146,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &[],
         params: &[p("r", 1_000_000, 20_000)],
         extras: &[],
+        options: &[],
         summary: "R synchronous request/reply calls to a server process",
         validate: no_constraint,
     },
@@ -144,6 +155,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &["serial", "spawn", "pool"],
         params: &[p("r", 100_000, 100_000), p("reps", 100, 10)],
         extras: &[],
+        options: &[],
         summary: "sum of R ints in chunks of 100: serial, a process per chunk, a pre-spawned pool",
         validate: no_constraint,
     },
@@ -152,6 +164,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &["seq", "par"],
         params: &[p("n", 1_000_000, 100_000), p("r", 5, 2)],
         extras: &[],
+        options: &[],
         summary: "uniq, frequencies and shuffle of N ints, one after another or in parallel",
         validate: no_constraint,
     },
@@ -160,6 +173,7 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         variants: &["serial", "master_slave", "push", "steal"],
         params: &[p("w", 2, 2), p("n", 50_000, 5_000)],
         extras: &["batch"],
+        options: &["batch"],
         summary:
             "prime-factor counts of 1..=N: serial, process per item, work pushing, work stealing",
         validate: no_constraint,
@@ -234,14 +248,26 @@ impl WorkloadSpec {
     pub fn resolve_params(&self, quick: bool, overrides: &[(String, u64)]) -> Result<Params> {
         let mut params = self.base_params(quick);
         for (k, v) in overrides {
-            if !params.set(k, *v) {
-                let known: Vec<_> = self.params.iter().map(|s| s.name).collect();
-                return Err(usage(format!(
-                    "{}: unknown parameter '{k}' (parameters: {})",
-                    self.name,
-                    known.join(", ")
-                )));
+            if params.set(k, *v) {
+                continue;
             }
+            // An optional knob (`workers`' `batch`) goes after the contract's parameters,
+            // so the RESULT line shows it.
+            if self.options.contains(&k.as_str()) {
+                params.push(k, *v);
+                continue;
+            }
+            let known: Vec<_> = self.params.iter().map(|s| s.name).collect();
+            let options = if self.options.is_empty() {
+                String::new()
+            } else {
+                format!("; options: {}", self.options.join(", "))
+            };
+            return Err(usage(format!(
+                "{}: unknown parameter '{k}' (parameters: {}{options})",
+                self.name,
+                known.join(", ")
+            )));
         }
         for (k, v) in params.iter() {
             if v == 0 {
@@ -310,6 +336,19 @@ mod tests {
         assert!(e.to_string().contains("power of 10"), "{e}");
         let fanin = find("fanin").unwrap();
         assert!(fanin.resolve_params(false, &[("n".into(), 1001)]).is_err());
+        let workers = find("workers").unwrap();
+        let batched = workers
+            .resolve_params(true, &[("batch".into(), 100)])
+            .unwrap();
+        assert_eq!(batched.get("batch").unwrap(), 100);
+        assert!(workers
+            .resolve_params(true, &[])
+            .unwrap()
+            .get("batch")
+            .is_err());
+        assert!(workers
+            .resolve_params(true, &[("batch".into(), 0)])
+            .is_err());
         let chain = find("chain").unwrap();
         let e = chain.resolve_params(false, &[("q".into(), 1)]).unwrap_err();
         assert!(e.to_string().contains("unknown parameter 'q'"), "{e}");

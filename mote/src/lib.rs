@@ -35,12 +35,23 @@
 //! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`], [`Process::trap_exit`],
 //!   [`exit`]. System messages ([`Down`], [`Exit`]) arrive in the same mailbox, converted
 //!   into `M` with `From` (see [`Process`]).
+//! * Worker pools: [`pool`] runs jobs on pre-spawned worker processes (work stealing or
+//!   work pushing, bounded queues, panics and dead workers reported per job), with
+//!   [`pool::Pool::map_reduce`] for chunked data.
 //! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
 //!   [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
 //! * [`task`]: run a future as a process and await its value from anywhere
 //!   ([`task::spawn`], [`task::Task`], [`task::await_many`]), or one task per item with
 //!   bounded concurrency ([`task::async_stream`]), like Elixir's `Task` without its copies.
 //! * [`pg`]: process groups (Erlang's `pg`): [`pg::join`], [`pg::leave`], [`pg::members`].
+//! * [`server`]: typed servers (Erlang's `gen_server`): [`server::Server`] callbacks,
+//!   [`server::ServerRef::call`] that never leaves a stray reply, casts, deferred replies.
+//! * [`supervisor`]: supervision trees ([`supervisor::Supervisor`] with one-for-one,
+//!   one-for-all and rest-for-one restarts and restart intensity;
+//!   [`supervisor::DynamicSupervisor`] for children started on demand).
+//! * [`agent`]: a process holding a state changed by closures (Elixir's `Agent`).
+//! * Synchronous start: [`start`] spawns and waits for the child's [`Started::confirm`]
+//!   (Erlang's `proc_lib:start`); [`spawn`] stays the asynchronous default.
 //!
 //! # Tokio inside processes
 //!
@@ -62,6 +73,7 @@ mod info;
 mod mailbox;
 pub mod pg;
 mod pid;
+pub mod pool;
 mod process;
 mod registry;
 mod runtime;

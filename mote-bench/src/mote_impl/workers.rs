@@ -1,10 +1,11 @@
 //! `workers`: the sum of prime-factor counts of 1..=N computed serially, by a process per item
-//! (`master_slave`), by W pre-spawned workers fed round-robin (`push`), or by W workers asking
-//! the master for the next item (`steal`). Main is the master.
+//! (`master_slave`), or by a `mote::pool::Pool` of W pre-spawned worker processes: work
+//! pushing (`push`, round-robin dispatch) or work stealing (`steal`, idle workers take the
+//! next job from a shared queue). Main is the master.
 //!
-//! The pools are unbatched by default: one item per message, the baseline pattern of the
-//! contract. An optional `batch` parameter (k > 1) makes every pool message carry k
-//! consecutive items and every reply the sum of their counts; the run then reports
+//! The pools are unbatched by default: one item per job, the baseline pattern of the
+//! contract. The optional `batch` parameter (`--param batch=k`, k > 1) makes every job
+//! count k consecutive items and return the sum of their counts; the run then reports
 //! `batch=<k>` as an extra figure.
 
 use super::{bad_variant, run_main};
@@ -12,8 +13,9 @@ use crate::common::{factor_count_sum, prime_factor_count};
 use crate::outcome::{check, ms_since, Outcome};
 use crate::params::Params;
 use anyhow::Result;
-use mote::{Pid, Process};
-use std::time::Instant;
+use mote::pool::{Dispatch, Pool};
+use mote::Process;
+use std::time::{Duration, Instant};
 
 /// The items `lo..=hi` (one item when `lo == hi`).
 type Items = (u64, u64);
@@ -30,8 +32,8 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
             (ms_since(start), sum)
         }
         "master_slave" => master_slave(n)?,
-        "push" => push(w, n, batch)?,
-        "steal" => steal(w, n, batch)?,
+        "push" => pooled(Dispatch::RoundRobin, w, n, batch)?,
+        "steal" => pooled(Dispatch::Steal, w, n, batch)?,
         other => return Err(bad_variant("workers", other)),
     };
     // The reference is computed after the clock stopped, so it costs the variants nothing.
@@ -84,90 +86,28 @@ fn master_slave(n: u64) -> Result<(f64, u64)> {
     })
 }
 
-/// What a `push` worker receives.
-enum Job {
-    /// Count these items and reply the sum to the master.
-    Count(Items),
-    /// No more work: end.
-    Stop,
-}
-
-/// W workers spawned before timing; the master pushes items round-robin into their mailboxes.
-fn push(w: usize, n: u64, batch: u64) -> Result<(f64, u64)> {
-    run_main(move |mut main: Process<u64>| async move {
-        let master = main.pid();
-        let workers: Vec<Pid<Job>> = (0..w)
-            .map(|_| {
-                mote::spawn(move |mut worker: Process<Job>| async move {
-                    while let Job::Count(items) = worker.recv().await {
-                        master.send(count_items(items));
-                    }
-                })
-            })
-            .collect();
+/// W workers of a [`mote::pool::Pool`] started before timing (`push`: round-robin into
+/// per-worker bounded queues; `steal`: one shared queue the idle workers take from). The master
+/// submits every run of items as a job (waiting when the queues are full), then awaits the
+/// results in order. The pool's shutdown is after the clock stops.
+fn pooled(dispatch: Dispatch, w: usize, n: u64, batch: u64) -> Result<(f64, u64)> {
+    run_main(move |_main: Process<()>| async move {
+        let pool = Pool::builder()
+            .workers(w)
+            .dispatch(dispatch)
+            .start()
+            .await?;
         let start = Instant::now();
-        let mut sent = 0u64;
-        for (items, slot) in batches(n, batch).zip((0..w).cycle()) {
-            workers[slot].send(Job::Count(items));
-            sent += 1;
+        let mut jobs = Vec::with_capacity(n.div_ceil(batch) as usize);
+        for items in batches(n, batch) {
+            jobs.push(pool.submit(async move { count_items(items) }).await);
         }
-        let sum = collect(&mut main, sent).await;
-        let wall_ms = ms_since(start);
-        for worker in &workers {
-            worker.send(Job::Stop);
-        }
-        Ok((wall_ms, sum))
-    })
-}
-
-/// A worker's request to the master: the count of its previous items (none on the first
-/// request) and where to send the next items (`None`: no work left).
-struct Ask {
-    done: Option<u64>,
-    from: Pid<Option<Items>>,
-}
-
-/// W workers spawned before timing; each idle worker asks the master for the next item. The
-/// request carries the previous result so every item costs one request and one reply.
-fn steal(w: usize, n: u64, batch: u64) -> Result<(f64, u64)> {
-    run_main(move |mut main: Process<Ask>| async move {
-        let master = main.pid();
-        for _ in 0..w {
-            mote::spawn(move |mut worker: Process<Option<Items>>| async move {
-                let from = worker.pid();
-                let mut done = None;
-                loop {
-                    master.send(Ask { done, from });
-                    match worker.recv().await {
-                        Some(items) => done = Some(count_items(items)),
-                        None => return,
-                    }
-                }
-            });
-        }
-        let mut work = batches(n, batch);
-        let total = n.div_ceil(batch);
-        // The workers' first requests may already wait in the master's mailbox: an idle
-        // worker asks at once, and the clock starts when the master begins answering.
-        let start = Instant::now();
-        let (mut received, mut sum, mut stopped) = (0u64, 0u64, 0usize);
-        while received < total {
-            let ask = main.recv().await;
-            if let Some(c) = ask.done {
-                sum += c;
-                received += 1;
-            }
-            let items = work.next();
-            stopped += usize::from(items.is_none());
-            ask.from.send(items);
+        let mut sum = 0;
+        for job in jobs {
+            sum += job.await?;
         }
         let wall_ms = ms_since(start);
-        // Every result is in, so each worker still running has one request (with no result)
-        // on its way: answering it `None` ends the worker.
-        while stopped < w {
-            main.recv().await.from.send(None);
-            stopped += 1;
-        }
+        pool.shutdown(Duration::from_secs(10)).await?;
         Ok((wall_ms, sum))
     })
 }

@@ -23,6 +23,18 @@ pub(crate) struct ExitNow(pub(crate) ExitReason);
 thread_local! {
     /// The slot of the process being polled on this thread.
     static CURRENT: Cell<*const Slot> = const { Cell::new(ptr::null()) };
+    /// The exit reason of the process whose future is being dropped on this thread.
+    static ENDING: Cell<Option<ExitReason>> = const { Cell::new(None) };
+}
+
+/// While a process's future is being dropped because the process ended, the reason it
+/// ended with: lets state owned by the future (a pool's running job) report it.
+pub(crate) fn ending_reason() -> Option<ExitReason> {
+    ENDING.with(|e| {
+        let reason = e.take();
+        e.set(reason.clone());
+        reason
+    })
 }
 
 /// Whether this thread is polling a process, and so holds an epoch guard (see `Slot::send`).
@@ -94,8 +106,10 @@ where
         };
         let id = ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen());
         // Dropping in place is allowed for a pinned value. A destructor that panics must not
-        // take down the scheduler thread.
+        // take down the scheduler thread. Destructors can learn why the process ended.
+        ENDING.with(|e| e.set(Some(reason)));
         let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
+        let reason = ENDING.with(Cell::take).unwrap_or(ExitReason::Killed);
         slot.flush_counters();
         CURRENT.with(|c| c.set(ptr::null()));
         signals::process_exited(slot, id, reason);
@@ -105,16 +119,19 @@ where
 
 /// The exit reason of an unwinding process: its [`ExitNow`] reason, or a panic's message.
 pub(crate) fn reason_of(payload: Box<dyn Any + Send>) -> ExitReason {
-    let payload = match payload.downcast::<ExitNow>() {
-        Ok(exit) => return exit.0,
-        Err(payload) => payload,
-    };
-    let message = match payload.downcast::<String>() {
-        Ok(s) => s.as_str().into(),
-        Err(payload) => match payload.downcast::<&'static str>() {
-            Ok(s) => (*s).into(),
-            Err(_) => "a panic with a non-string payload".into(),
-        },
-    };
-    ExitReason::Panic(message)
+    match payload.downcast::<ExitNow>() {
+        Ok(exit) => exit.0,
+        Err(payload) => ExitReason::Panic(panic_message(&*payload)),
+    }
+}
+
+/// The message of a panic's payload (a `String` or a `&str`, as `panic!` makes).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> std::sync::Arc<str> {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str().into()
+    } else if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).into()
+    } else {
+        "a panic with a non-string payload".into()
+    }
 }
