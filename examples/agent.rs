@@ -43,12 +43,21 @@ fn main() {
         }
         let the = counts.get(|c| c.get("the").copied(), T).await;
         println!("'the' counted {:?} times (8 writers x 3)", the);
-        let snapshot = counts.get_and_update(std::mem::take, T).await.expect("alive");
+        let snapshot = counts
+            .get_and_update(std::mem::take, T)
+            .await
+            .expect("alive");
         let mut top: Vec<_> = snapshot.into_iter().collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         println!("top words: {:?}", &top[..3]);
-        println!("after reset: {:?} entries", counts.get(|c| c.len(), T).await);
-        counts.stop(mote::ExitReason::Normal, T).await.expect("stops");
+        println!(
+            "after reset: {:?} entries",
+            counts.get(|c| c.len(), T).await
+        );
+        counts
+            .stop(mote::ExitReason::Normal, T)
+            .await
+            .expect("stops");
     })
     .expect("the example runs");
 }
