@@ -74,7 +74,11 @@ impl Server for Worker {
 }
 
 fn worker(tag: &'static str, t: Pid<TMsg>) -> ChildSpec {
-    ChildSpec::server(tag, move || Worker { tag, t, trap: false })
+    ChildSpec::server(tag, move || Worker {
+        tag,
+        t,
+        trap: false,
+    })
 }
 
 fn trapping_worker(tag: &'static str, t: Pid<TMsg>) -> ChildSpec {
@@ -122,10 +126,7 @@ async fn queued_starts(p: &mut Process<TMsg>) -> Vec<&'static str> {
 /// The reason `tag`'s `terminate` ran with, within [`WAIT`].
 async fn terminated(p: &mut Process<TMsg>, tag: &str) -> ExitReason {
     match p
-        .recv_matching_timeout(
-            |m| matches!(m, TMsg::Terminated(t, _) if *t == tag),
-            WAIT,
-        )
+        .recv_matching_timeout(|m| matches!(m, TMsg::Terminated(t, _) if *t == tag), WAIT)
         .await
     {
         Some(TMsg::Terminated(_, reason)) => reason,
@@ -520,7 +521,12 @@ fn dynamic_supervisor_children() {
         );
         let counts = sup.count_children().await.unwrap();
         assert_eq!(
-            (counts.specs, counts.active, counts.workers, counts.supervisors),
+            (
+                counts.specs,
+                counts.active,
+                counts.workers,
+                counts.supervisors
+            ),
             (3, 3, 3, 0)
         );
         let which = sup.which_children().await.unwrap();
@@ -599,7 +605,11 @@ fn child_api_errors() {
         // A stopped child: restarted by hand, then deleted.
         sup.terminate_child("a").await.expect("terminates");
         assert!(!mote::is_alive(a));
-        assert_eq!(sup.terminate_child("a").await, Ok(()), "already stopped: ok");
+        assert_eq!(
+            sup.terminate_child("a").await,
+            Ok(()),
+            "already stopped: ok"
+        );
         let a2 = sup.restart_child("a").await.expect("restarts");
         assert_eq!(started(&mut p, "a").await.id(), a2);
         assert_ne!(a2, a);
