@@ -20,6 +20,7 @@ struct Probe {
     parked: Vec<ReplyTo<u64>>,
 }
 
+#[allow(clippy::enum_variant_names)] // `SelfCall`: a call to oneself.
 enum Call {
     Echo(u64),
     /// Keep the reply handle; answered by the next `Release`.

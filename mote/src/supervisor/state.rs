@@ -110,21 +110,17 @@ impl SupState {
         for j in set.clone().rev() {
             self.stop_child(j, ctx).await;
         }
-        // Temporary siblings stopped by the strategy are not restarted: they go.
-        let mut ids: Vec<Arc<str>> = Vec::new();
-        for j in set {
-            let child = &self.children[j];
-            if j == i || child.spec.restart != Restart::Temporary {
-                ids.push(Arc::clone(&child.spec.id));
+        // Temporary siblings stopped by the strategy are not restarted: they go. (By
+        // position, not by id: a dynamic supervisor's children may share an id.) What is
+        // left of the set stays contiguous from its start.
+        let mut kept = set.len();
+        for j in set.clone().rev() {
+            if j != i && self.children[j].spec.restart == Restart::Temporary {
+                self.children.remove(j);
+                kept -= 1;
             }
         }
-        self.children.retain(|c| {
-            c.pid.is_some() || c.spec.restart != Restart::Temporary || ids.contains(&c.spec.id)
-        });
-        for id in ids {
-            let Some(j) = self.children.iter().position(|c| c.spec.id == id) else {
-                continue;
-            };
+        for j in set.start..set.start + kept {
             // A failed restart counts as a restart and is tried again (Erlang's
             // `try_again_restart`), until it works or the intensity is exceeded.
             while self.start_child(j, ctx).await.is_err() {
