@@ -152,17 +152,6 @@ impl<T: Send> ExitListener for Completion<T> {
     }
 }
 
-/// Waits for the outcome, holding its own reference (for futures that must not borrow).
-pub(crate) struct WaitOwned<T>(pub(crate) Arc<Completion<T>>);
-
-impl<T> Future for WaitOwned<T> {
-    type Output = Result<T, ExitReason>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.0.poll_take(cx)
-    }
-}
-
 /// The future of [`Completion::wait`].
 pub(crate) struct Wait<'a, T>(&'a Completion<T>);
 
@@ -182,6 +171,12 @@ pub(crate) struct ExitWatch {
 }
 
 impl ExitWatch {
+    /// Whether the target was alive when watched (if not, the completion failed with
+    /// `noproc`).
+    pub(crate) fn is_active(&self) -> bool {
+        self.monitor.is_some()
+    }
+
     /// The watched process.
     pub(crate) fn target(&self) -> ProcessId {
         self.target

@@ -81,6 +81,7 @@ mod runtime;
 mod scheduler;
 mod send;
 pub mod server;
+mod shutdown;
 mod signals;
 mod spawn;
 mod start;
@@ -88,6 +89,7 @@ pub mod supervisor;
 mod sync;
 mod table;
 pub mod task;
+mod timeout;
 mod timer;
 
 pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};

@@ -132,7 +132,7 @@ impl<M: Send + 'static> Process<M> {
         if timeout.is_zero() {
             return self.try_recv();
         }
-        tokio::time::timeout(timeout, self.recv()).await.ok()
+        crate::timeout::timeout(timeout, self.recv()).await.ok()
     }
 
     /// Selective receive: the first message, oldest first, that `matches` accepts. The
@@ -174,7 +174,7 @@ impl<M: Send + 'static> Process<M> {
             let i = saved.iter().position(|(_, m)| matches(m))?;
             return saved.remove(i).map(|(_, m)| m);
         }
-        tokio::time::timeout(timeout, self.recv_matching(matches))
+        crate::timeout::timeout(timeout, self.recv_matching(matches))
             .await
             .ok()
     }

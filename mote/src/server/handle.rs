@@ -2,13 +2,15 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::reply::{NoReply, ReplyTo};
 use super::run::{Envelope, Msg};
 use super::Server;
-use crate::completion::{Completion, ExitWatch, WaitOwned};
+use crate::completion::{Completion, ExitWatch};
 use crate::exit::ExitReason;
 use crate::pid::{Pid, ProcessId};
 use crate::registry::RegistryError;
@@ -119,18 +121,12 @@ impl<S: Server> ServerRef<S> {
         let sent = self.send_call(request);
         async move {
             let (slot, watch) = sent?;
-            let pending = Pending(Some(Arc::clone(&slot)));
-            let wait = WaitOwned(Arc::clone(&slot));
-            let outcome = if timeout == Duration::MAX {
-                wait.await
-            } else {
-                match tokio::time::timeout(timeout, wait).await {
-                    Ok(outcome) => outcome,
-                    // A reply that raced the timer is still a reply.
-                    Err(_) => slot.close().ok_or(CallError::Timeout)?,
-                }
+            let mut waiting = Waiting(Some(slot));
+            let outcome = match crate::timeout::timeout(timeout, &mut waiting).await {
+                Ok(outcome) => outcome,
+                // A reply that raced the timer is still a reply.
+                Err(_) => waiting.close().ok_or(CallError::Timeout)?,
             };
-            pending.defuse();
             drop(watch);
             match outcome {
                 Ok(Ok(reply)) => Ok(reply),
@@ -153,7 +149,7 @@ impl<S: Server> ServerRef<S> {
         let slot = Completion::new();
         // Watch first: an exit from now on fails the slot, so the wait cannot miss it.
         let watch = ExitWatch::new(self.pid.id(), &slot);
-        if slot.is_ready() {
+        if !watch.is_active() {
             return Err(CallError::NoProc);
         }
         self.pid.send(Envelope(Msg::Call(
@@ -181,18 +177,14 @@ impl<S: Server> ServerRef<S> {
     /// (Erlang's `gen_server:stop/3`): [`Server::terminate`] runs first.
     pub async fn stop(&self, reason: ExitReason, timeout: Duration) -> Result<(), StopError> {
         let slot = Completion::<()>::new();
-        let _watch = ExitWatch::new(self.pid.id(), &slot);
-        if slot.is_ready() {
+        let watch = ExitWatch::new(self.pid.id(), &slot);
+        if !watch.is_active() {
             return Err(StopError::NoProc);
         }
         self.pid.send(Envelope(Msg::Stop(reason.clone())));
-        let ended = if timeout == Duration::MAX {
-            slot.wait().await
-        } else {
-            tokio::time::timeout(timeout, slot.wait())
-                .await
-                .map_err(|_| StopError::Timeout)?
-        };
+        let ended = crate::timeout::timeout(timeout, slot.wait())
+            .await
+            .map_err(|_| StopError::Timeout)?;
         match ended {
             Err(r) if r == reason => Ok(()),
             Err(ExitReason::NoProc) => Err(StopError::NoProc),
@@ -202,22 +194,32 @@ impl<S: Server> ServerRef<S> {
     }
 }
 
-/// Closes a call's slot if the call is dropped mid-wait (its caller was killed, or a
-/// `select!` dropped it), so the reply is discarded and `ReplyTo::is_waiting` turns false.
-struct Pending<T>(Option<Arc<Completion<T>>>);
+/// Waits for a call's reply; closes the slot if dropped before it came (the caller was
+/// killed, a `select!` dropped the call), so a late reply is discarded and
+/// `ReplyTo::is_waiting` turns false.
+struct Waiting<T>(Option<Arc<Completion<T>>>);
 
-impl<T> Pending<T> {
-    /// The call has its outcome: nothing to close.
-    fn defuse(mut self) {
-        self.0 = None;
+impl<T> Waiting<T> {
+    /// Gives up: returns an outcome that arrived before, if any.
+    fn close(&mut self) -> Option<Result<T, ExitReason>> {
+        self.0.take().and_then(|slot| slot.close())
     }
 }
 
-impl<T> Drop for Pending<T> {
+impl<T> Future for Waiting<T> {
+    type Output = Result<T, ExitReason>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let slot = self.0.as_ref().expect("polled after it ended");
+        let outcome = std::task::ready!(slot.poll_take(cx));
+        self.0 = None;
+        Poll::Ready(outcome)
+    }
+}
+
+impl<T> Drop for Waiting<T> {
     fn drop(&mut self) {
-        if let Some(slot) = self.0.take() {
-            let _ = slot.close();
-        }
+        let _ = self.close();
     }
 }
 

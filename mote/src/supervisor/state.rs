@@ -10,6 +10,7 @@ use crate::completion::{Completion, ExitWatch};
 use crate::exit::{Exit, ExitReason};
 use crate::pid::ProcessId;
 use crate::server::{Context, Next, ReplyTo, Server};
+use crate::shutdown::shut_down;
 
 pub(crate) struct SupState {
     pub(super) strategy: Strategy,
@@ -277,19 +278,15 @@ async fn stop_process(pid: ProcessId, shutdown: Shutdown, ctx: &mut Context<SupS
     ctx.process().unlink(pid);
     let ended = Completion::<()>::new();
     let _watch = ExitWatch::new(pid, &ended);
-    let kill = |reason| crate::exit(pid, reason);
-    match shutdown {
-        Shutdown::BrutalKill => kill(ExitReason::Kill),
-        Shutdown::Timeout(grace) => {
-            kill(ExitReason::Shutdown);
-            if tokio::time::timeout(grace, ended.wait()).await.is_ok() {
-                return;
-            }
-            kill(ExitReason::Kill);
+    let mut ended = std::pin::pin!(ended.wait());
+    let _ = match shutdown {
+        Shutdown::BrutalKill => {
+            crate::exit(pid, ExitReason::Kill);
+            ended.await
         }
-        Shutdown::Infinity => kill(ExitReason::Shutdown),
-    }
-    let _ = ended.wait().await;
+        Shutdown::Timeout(grace) => shut_down(pid, Some(grace), &mut ended).await,
+        Shutdown::Infinity => shut_down(pid, None, &mut ended).await,
+    };
 }
 
 /// The call timeout of the supervisor API: a supervisor answers once it has done what was

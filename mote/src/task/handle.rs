@@ -204,14 +204,7 @@ impl<T> Task<T> {
         if self.is_finished() {
             return Some(Pin::new(&mut self).await);
         }
-        crate::exit(self.id(), ExitReason::Shutdown);
-        let outcome = match self.yield_timeout(grace).await {
-            Some(outcome) => outcome,
-            None => {
-                crate::exit(self.id(), ExitReason::Kill);
-                Pin::new(&mut self).await
-            }
-        };
+        let outcome = crate::shutdown::shut_down(self.id(), Some(grace), &mut self).await;
         match outcome {
             Err(TaskError::Exit(ExitReason::Shutdown | ExitReason::Killed)) => None,
             outcome => Some(outcome),
