@@ -165,10 +165,28 @@ fn with_headline(what: String, stderr: &str) -> String {
     }
 }
 
+/// An option outside the contract's table (`chunks`, `batch`) that `scenario` sets and
+/// `imp` does not implement: the peers take none.
+fn untaken_option(imp: Impl, s: &Scenario) -> Option<&'static str> {
+    if matches!(imp, Impl::Mote | Impl::Tokio) {
+        return None;
+    }
+    let spec = crate::catalog::find(&s.workload)?;
+    spec.options
+        .iter()
+        .copied()
+        .find(|o| s.params.get(o).is_ok())
+}
+
 /// Makes one run of `scenario` on `imp`.
 pub fn attempt(imp: Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Attempt {
     if imp == Impl::ElixirTuned && !crate::impls::TUNED_WORKLOADS.contains(&s.workload.as_str()) {
         return Attempt::Skipped("no tuned version: this workload has no known BEAM trap".into());
+    }
+    if let Some(option) = untaken_option(imp, s) {
+        return Attempt::Skipped(format!(
+            "{imp} does not take the option {option} (only the Rust implementations do)"
+        ));
     }
     let Some(cmd) = command_for(imp, s, opts) else {
         return Attempt::Skipped(format!("{imp} is not available"));
@@ -264,6 +282,20 @@ mod tests {
             base: true,
             sweeps: vec![],
         }
+    }
+
+    #[test]
+    fn peers_skip_scenarios_that_set_an_option() {
+        let mut s = scenario();
+        s.workload = "copy".into();
+        s.variant = "par".into();
+        s.params = crate::catalog::find("copy").unwrap().base_params(true);
+        assert_eq!(untaken_option(Impl::Go, &s), None);
+        s.params.push("chunks", 4);
+        assert_eq!(untaken_option(Impl::Go, &s), Some("chunks"));
+        assert_eq!(untaken_option(Impl::ElixirTuned, &s), Some("chunks"));
+        assert_eq!(untaken_option(Impl::Tokio, &s), None);
+        assert_eq!(untaken_option(Impl::Mote, &s), None);
     }
 
     fn finished(code: i32, stdout: &str) -> ChildRun {

@@ -31,6 +31,16 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             log_x: true,
         },
         Sweep {
+            name: "copy_chunks".into(),
+            title: "copy (par): time vs tasks per computation, chunks (Rust only)".into(),
+            workload: "copy".into(),
+            variants: vec!["par".into()],
+            param: "chunks".into(),
+            values: pick(&[1, 2, 4, 8], &[1, 4]),
+            metric: Metric::TimeMs,
+            log_x: false,
+        },
+        Sweep {
             name: "workers_w".into(),
             title: "workers (push, steal): time vs workers W".into(),
             workload: "workers".into(),
@@ -93,8 +103,16 @@ pub fn plan(
 
 fn sweep_point(spec: &WorkloadSpec, quick: bool, param: &str, value: u64) -> Params {
     let mut params = spec.base_params(quick);
-    let known = params.set(param, value);
-    debug_assert!(known, "sweep parameter {param} of {}", spec.name);
+    if !params.set(param, value) {
+        // An option outside the contract's table: named even at its neutral value, so
+        // every point of the sweep has an x.
+        debug_assert!(
+            spec.options.contains(&param),
+            "sweep parameter {param} of {}",
+            spec.name
+        );
+        params.push(param, value);
+    }
     params
 }
 
@@ -133,7 +151,7 @@ mod tests {
             true,
             2,
         );
-        assert_eq!(sweeps.len(), 3);
+        assert_eq!(sweeps.len(), 4);
         let base_chain = scenarios
             .iter()
             .find(|s| s.workload == "chain" && s.variant == "int" && s.base)
@@ -152,9 +170,16 @@ mod tests {
             .map(|s| s.variant.as_str())
             .collect();
         assert_eq!(w1, vec!["push", "steal"]);
-        // 18 base scenarios + 3 chain + 2 million + 2 workers sweep-only points.
+        // The copy_chunks points name their option, even chunks=1.
+        let chunks: Vec<_> = scenarios
+            .iter()
+            .filter(|s| s.sweeps.contains(&"copy_chunks".to_string()))
+            .map(|s| (s.base, s.params.get("chunks").unwrap()))
+            .collect();
+        assert_eq!(chunks, vec![(false, 1), (false, 4)]);
+        // 18 base scenarios + 3 chain + 2 million + 2 copy + 2 workers sweep-only points.
         assert_eq!(scenarios.iter().filter(|s| s.base).count(), 18);
-        assert_eq!(scenarios.len(), 25);
+        assert_eq!(scenarios.len(), 27);
         // Grouped by workload in catalog order.
         assert_eq!(scenarios[0].workload, "chain");
         assert_eq!(scenarios.last().unwrap().workload, "workers");

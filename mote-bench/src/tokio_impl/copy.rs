@@ -5,36 +5,62 @@ use super::run_main;
 use crate::common::{frequencies, shuffle, uniq};
 use crate::outcome::{ms_since, Outcome};
 use crate::params::Params;
-use crate::shared::copy::CopyResults;
+use crate::shared::copy::{chunk_ranges, merge_frequencies, merge_uniq, CopyResults};
 use anyhow::Result;
 use std::sync::Arc;
 use std::time::Instant;
+use tokio::task::{JoinError, JoinHandle};
 
 /// Runs `copy` (`seq` or `par`).
 pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     crate::shared::copy::run(variant, p, parallel)
 }
 
-/// Each repetition runs the three computations as tasks and awaits all three, like
-/// `Task.async` + `Task.await_many`; the `JoinHandle` is tokio's reply channel for a task.
-fn parallel(data: Arc<[i64]>, r: u64) -> Result<(f64, Vec<CopyResults>)> {
+/// Each repetition runs the three computations as tasks (uniq and frequencies as `chunks`
+/// tasks each, with `chunks` > 1) and awaits them all, like `Task.async` +
+/// `Task.await_many`; the `JoinHandle` is tokio's reply channel for a task.
+fn parallel(data: Arc<[i64]>, r: u64, chunks: usize) -> Result<(f64, Vec<CopyResults>)> {
     run_main(async move {
+        let ranges = chunk_ranges(data.len(), chunks);
         let start = Instant::now();
         let mut results = Vec::with_capacity(r as usize);
         for _ in 0..r {
-            let d = Arc::clone(&data);
-            let u = tokio::spawn(async move { uniq(&d) });
-            let d = Arc::clone(&data);
-            let f = tokio::spawn(async move { frequencies(&d) });
-            let d = Arc::clone(&data);
-            let s = tokio::spawn(async move { shuffle(&d) });
-            let (uniq, freqs, shuffled) = tokio::try_join!(u, f, s)?;
+            // The same order as mote's: the contract's for three tasks, else shuffle first.
+            let early_shuffle = (ranges.len() > 1).then(|| spawn_on(&data, .., shuffle));
+            let u: Vec<_> = ranges
+                .iter()
+                .map(|r| spawn_on(&data, r.clone(), uniq))
+                .collect();
+            let f: Vec<_> = ranges
+                .iter()
+                .map(|r| spawn_on(&data, r.clone(), frequencies))
+                .collect();
+            let s = early_shuffle.unwrap_or_else(|| spawn_on(&data, .., shuffle));
             results.push(CopyResults {
-                uniq,
-                freqs,
-                shuffled,
+                uniq: merge_uniq(try_join_all(u).await?),
+                freqs: merge_frequencies(try_join_all(f).await?),
+                shuffled: s.await?,
             });
         }
         Ok((ms_since(start), results))
     })
+}
+
+/// A task computing `f` over `data[range]`, holding its own clone of the `Arc`.
+fn spawn_on<T, R>(data: &Arc<[i64]>, range: R, f: fn(&[i64]) -> T) -> JoinHandle<T>
+where
+    T: Send + 'static,
+    R: std::slice::SliceIndex<[i64], Output = [i64]> + Send + 'static,
+{
+    let data = Arc::clone(data);
+    tokio::spawn(async move { f(&data[range]) })
+}
+
+/// Awaits the handles in order.
+async fn try_join_all<T>(handles: Vec<JoinHandle<T>>) -> Result<Vec<T>, JoinError> {
+    let mut out = Vec::with_capacity(handles.len());
+    for h in handles {
+        out.push(h.await?);
+    }
+    Ok(out)
 }
