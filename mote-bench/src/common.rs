@@ -100,9 +100,37 @@ pub fn shuffle(data: &[i64]) -> Vec<i64> {
     out
 }
 
+/// The items `lo..=hi` of `workers` (one item when `lo == hi`).
+pub type Items = (u64, u64);
+
+/// The sum of the prime-factor counts of `lo..=hi`.
+pub fn count_items((lo, hi): Items) -> u64 {
+    (lo..=hi).map(prime_factor_count).sum()
+}
+
+/// 1..=n cut into runs of `batch` items, in order (`workers`' `batch` option).
+pub fn batches(n: u64, batch: u64) -> impl Iterator<Item = Items> {
+    let batch = batch.max(1);
+    (1..=n)
+        .step_by(batch as usize)
+        .map(move |lo| (lo, (lo + batch - 1).min(n)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_cover_every_item_once() {
+        let b: Vec<_> = batches(10, 4).collect();
+        assert_eq!(b, vec![(1, 4), (5, 8), (9, 10)]);
+        assert_eq!(
+            batches(3, 1).collect::<Vec<_>>(),
+            vec![(1, 1), (2, 2), (3, 3)]
+        );
+        let total: u64 = batches(1000, 7).map(count_items).sum();
+        assert_eq!(total, factor_count_sum(1000));
+    }
 
     #[test]
     fn xorshift_matches_hand_computed_first_outputs() {

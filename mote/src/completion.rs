@@ -9,6 +9,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -20,13 +21,14 @@ use crate::signals::{self, ExitListener};
 
 pub(crate) struct Completion<T> {
     state: Mutex<State<T>>,
+    /// The producer's handle was dropped without producing a value. Outside the lock: a
+    /// server reads it after every call.
+    abandoned: AtomicBool,
 }
 
 struct State<T> {
     outcome: Outcome<T>,
     waker: Option<Waker>,
-    /// The producer's handle was dropped without producing a value.
-    abandoned: bool,
 }
 
 enum Outcome<T> {
@@ -43,8 +45,8 @@ impl<T> Completion<T> {
             state: Mutex::new(State {
                 outcome: Outcome::Pending,
                 waker: None,
-                abandoned: false,
             }),
+            abandoned: AtomicBool::new(false),
         })
     }
 
@@ -94,13 +96,13 @@ impl<T> Completion<T> {
 
     /// Records that the producer's handle is gone without a value.
     pub(crate) fn abandon(&self) {
-        self.state.lock().abandoned = true;
+        self.abandoned.store(true, Ordering::Release);
     }
 
     /// Whether the producer dropped its handle and no outcome has arrived.
     pub(crate) fn is_abandoned(&self) -> bool {
-        let s = self.state.lock();
-        s.abandoned && matches!(s.outcome, Outcome::Pending)
+        self.abandoned.load(Ordering::Acquire)
+            && matches!(self.state.lock().outcome, Outcome::Pending)
     }
 
     /// Whether an outcome is waiting to be taken.

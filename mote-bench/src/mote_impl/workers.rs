@@ -9,16 +9,13 @@
 //! `batch=<k>` as an extra figure.
 
 use super::{bad_variant, run_main};
-use crate::common::{factor_count_sum, prime_factor_count};
+use crate::common::{batches, count_items, factor_count_sum, prime_factor_count};
 use crate::outcome::{check, ms_since, Outcome};
 use crate::params::Params;
 use anyhow::Result;
 use mote::pool::{Dispatch, Pool};
 use mote::Process;
 use std::time::{Duration, Instant};
-
-/// The items `lo..=hi` (one item when `lo == hi`).
-type Items = (u64, u64);
 
 /// Runs `workers` (`serial`, `master_slave`, `push` or `steal`).
 pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
@@ -47,18 +44,6 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     } else {
         outcome
     })
-}
-
-/// The sum of the counts of `lo..=hi`.
-fn count_items((lo, hi): Items) -> u64 {
-    (lo..=hi).map(prime_factor_count).sum()
-}
-
-/// 1..=n cut into runs of `batch` items, in order.
-fn batches(n: u64, batch: u64) -> impl Iterator<Item = Items> {
-    (1..=n)
-        .step_by(batch as usize)
-        .map(move |lo| (lo, (lo + batch - 1).min(n)))
 }
 
 /// Receives `replies` counts in main's mailbox and sums them.
@@ -115,16 +100,6 @@ fn pooled(dispatch: Dispatch, w: usize, n: u64, batch: u64) -> Result<(f64, u64)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn batches_cover_every_item_once() {
-        let b: Vec<_> = batches(10, 4).collect();
-        assert_eq!(b, vec![(1, 4), (5, 8), (9, 10)]);
-        assert_eq!(
-            batches(3, 1).collect::<Vec<_>>(),
-            vec![(1, 1), (2, 2), (3, 3)]
-        );
-    }
 
     #[test]
     fn pools_are_right_batched_or_not() {

@@ -50,6 +50,16 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             metric: Metric::TimeMs,
             log_x: false,
         },
+        Sweep {
+            name: "workers_batch".into(),
+            title: "workers (push, steal): time vs items per message, batch (Rust only)".into(),
+            workload: "workers".into(),
+            variants: vec!["push".into(), "steal".into()],
+            param: "batch".into(),
+            values: pick(&[1, 10, 100, 1_000], &[1, 100]),
+            metric: Metric::TimeMs,
+            log_x: true,
+        },
     ]
 }
 
@@ -151,7 +161,7 @@ mod tests {
             true,
             2,
         );
-        assert_eq!(sweeps.len(), 4);
+        assert_eq!(sweeps.len(), 5);
         let base_chain = scenarios
             .iter()
             .find(|s| s.workload == "chain" && s.variant == "int" && s.base)
@@ -177,9 +187,9 @@ mod tests {
             .map(|s| (s.base, s.params.get("chunks").unwrap()))
             .collect();
         assert_eq!(chunks, vec![(false, 1), (false, 4)]);
-        // 18 base scenarios + 3 chain + 2 million + 2 copy + 2 workers sweep-only points.
+        // 18 base scenarios + 3 chain + 2 million + 2 copy + 2 + 4 workers sweep-only points.
         assert_eq!(scenarios.iter().filter(|s| s.base).count(), 18);
-        assert_eq!(scenarios.len(), 27);
+        assert_eq!(scenarios.len(), 31);
         // Grouped by workload in catalog order.
         assert_eq!(scenarios[0].workload, "chain");
         assert_eq!(scenarios.last().unwrap().workload, "workers");

@@ -1,10 +1,11 @@
 //! `workers`: the sum of prime-factor counts of 1..=N computed serially, by a task per item
 //! (`master_slave`), by W pre-spawned workers fed round-robin (`push`), or by W workers asking
-//! the master for the next item (`steal`). Main is the master. Unbatched: one item per message,
-//! the baseline pattern of the contract.
+//! the master for the next item (`steal`). Main is the master. Unbatched by default: one item
+//! per message, the baseline pattern of the contract; `batch=k` (an option, as on mote) makes
+//! every message carry k consecutive items and every reply the sum of their counts.
 
 use super::{bad_variant, closed, run_main};
-use crate::common::{factor_count_sum, prime_factor_count};
+use crate::common::{batches, count_items, factor_count_sum, prime_factor_count, Items};
 use crate::outcome::{check, ms_since, Outcome};
 use crate::params::Params;
 use anyhow::Result;
@@ -17,6 +18,8 @@ use tokio::sync::{
 /// Runs `workers` (`serial`, `master_slave`, `push` or `steal`).
 pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     let (w, n) = (p.get_usize("w")?, p.get("n")?);
+    // Not in the contract's table: absent means unbatched.
+    let batch = p.get("batch").unwrap_or(1).max(1);
     let (wall_ms, sum) = match variant {
         "serial" => {
             let start = Instant::now();
@@ -24,8 +27,8 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
             (ms_since(start), sum)
         }
         "master_slave" => master_slave(n)?,
-        "push" => push(w, n)?,
-        "steal" => steal(w, n)?,
+        "push" => push(w, n, batch)?,
+        "steal" => steal(w, n, batch)?,
         other => return Err(bad_variant("workers", other)),
     };
     // The reference is computed after the clock stopped, so it costs the variants nothing.
@@ -33,7 +36,12 @@ pub fn run(variant: &str, p: &Params) -> Result<Outcome> {
     check(sum == expect, || {
         format!("workers {variant}: sum {sum}, expected {expect}")
     })?;
-    Ok(Outcome::new(wall_ms))
+    let outcome = Outcome::new(wall_ms);
+    Ok(if batch > 1 && matches!(variant, "push" | "steal") {
+        outcome.with_extra("batch", batch)
+    } else {
+        outcome
+    })
 }
 
 /// Receives `n` counts from `rx` and sums them.
@@ -62,17 +70,18 @@ fn master_slave(n: u64) -> Result<(f64, u64)> {
     })
 }
 
-/// W workers spawned before timing; the master pushes items round-robin into their mailboxes.
-fn push(w: usize, n: u64) -> Result<(f64, u64)> {
+/// W workers spawned before timing; the master pushes runs of items round-robin into their
+/// mailboxes.
+fn push(w: usize, n: u64, batch: u64) -> Result<(f64, u64)> {
     run_main(async move {
         let (result_tx, mut results) = unbounded_channel::<u64>();
-        let workers: Vec<UnboundedSender<u64>> = (0..w)
+        let workers: Vec<UnboundedSender<Items>> = (0..w)
             .map(|_| {
-                let (tx, mut items) = unbounded_channel::<u64>();
+                let (tx, mut items) = unbounded_channel::<Items>();
                 let result = result_tx.clone();
                 tokio::spawn(async move {
-                    while let Some(i) = items.recv().await {
-                        if result.send(prime_factor_count(i)).is_err() {
+                    while let Some(run) = items.recv().await {
+                        if result.send(count_items(run)).is_err() {
                             break;
                         }
                     }
@@ -82,26 +91,26 @@ fn push(w: usize, n: u64) -> Result<(f64, u64)> {
             .collect();
         drop(result_tx);
         let start = Instant::now();
-        for (i, slot) in (1..=n).zip((0..w).cycle()) {
+        for (run, slot) in batches(n, batch).zip((0..w).cycle()) {
             workers[slot]
-                .send(i)
+                .send(run)
                 .map_err(|_| closed("workers push worker"))?;
         }
-        let sum = collect(&mut results, n).await?;
+        let sum = collect(&mut results, n.div_ceil(batch)).await?;
         Ok((ms_since(start), sum))
     })
 }
 
-/// A worker's request to the master: the count of its previous item (none on the first
-/// request) and where to send the next item (`None`: no work left).
+/// A worker's request to the master: the count of its previous run of items (none on the
+/// first request) and where to send the next run (`None`: no work left).
 struct Ask {
     done: Option<u64>,
-    reply: oneshot::Sender<Option<u64>>,
+    reply: oneshot::Sender<Option<Items>>,
 }
 
 /// W workers spawned before timing; each idle worker asks the master for the next item. The
 /// request carries the previous result so every item costs one request and one reply.
-fn steal(w: usize, n: u64) -> Result<(f64, u64)> {
+fn steal(w: usize, n: u64, batch: u64) -> Result<(f64, u64)> {
     run_main(async move {
         let (master, mut asks) = unbounded_channel::<Ask>();
         for _ in 0..w {
@@ -114,7 +123,7 @@ fn steal(w: usize, n: u64) -> Result<(f64, u64)> {
                         return;
                     }
                     match item.await {
-                        Ok(Some(i)) => done = Some(prime_factor_count(i)),
+                        Ok(Some(run)) => done = Some(count_items(run)),
                         // No work left, or the master is gone.
                         _ => return,
                     }
@@ -125,17 +134,33 @@ fn steal(w: usize, n: u64) -> Result<(f64, u64)> {
         // The workers' first requests may already wait in the master's mailbox: an idle
         // worker asks at once, and the clock starts when the master begins answering.
         let start = Instant::now();
-        let (mut next, mut received, mut sum) = (1u64, 0u64, 0u64);
-        while received < n {
+        let mut runs = batches(n, batch);
+        let (replies, mut received, mut sum) = (n.div_ceil(batch), 0u64, 0u64);
+        while received < replies {
             let ask = asks.recv().await.ok_or_else(|| closed("workers steal"))?;
             if let Some(c) = ask.done {
                 sum += c;
                 received += 1;
             }
-            let item = (next <= n).then_some(next);
-            next += 1;
-            let _ = ask.reply.send(item);
+            let _ = ask.reply.send(runs.next());
         }
         Ok((ms_since(start), sum))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_are_right_batched_or_not() {
+        for variant in ["push", "steal"] {
+            for (w, batch) in [(1, 1), (3, 1), (2, 7), (5, 1000)] {
+                let p = Params::from_pairs([("w", w), ("n", 500), ("batch", batch)]);
+                let out = run(variant, &p).unwrap();
+                let extra = out.extras.iter().find(|(k, _)| k == "batch");
+                assert_eq!(extra.is_some(), batch > 1, "{variant} w={w} batch={batch}");
+            }
+        }
+    }
 }
