@@ -50,7 +50,7 @@ pub fn render(results: &SuiteResults) -> String {
     let runs = results.config.runs;
     let _ = writeln!(
         out,
-        "\n{} runs per scenario after {} warm-up, interleaved; peak RSS is the largest of the runs",
+        "\n{} runs per scenario after {} warm-up, interleaved across each workload's scenarios and implementations; peak RSS is the largest of the runs",
         runs, results.config.warmup
     );
     for s in &results.scenarios {

@@ -101,7 +101,7 @@ fn meta(h: &mut String, r: &SuiteResults) {
         "config",
         format!(
             "{} sizes, {} warm-up + {} measured runs per scenario and implementation, \
-             interleaved; timeout {} s",
+             interleaved across a workload's scenarios; timeout {} s",
             if c.quick { "--quick" } else { "default" },
             c.warmup,
             c.runs,

@@ -202,6 +202,11 @@ pub fn attempt(imp: Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Att
 
 /// Runs every scenario on `impls`; `unavailable` implementations are recorded as skipped with
 /// their reason. Statistics are filled in later.
+///
+/// Runs are interleaved across each workload's scenarios and implementations: one run of
+/// every (variant or sweep point, implementation) pair, then the next round. A shared
+/// machine's speed drifts over minutes, so ratios between variants (spawn against pool,
+/// parallel against sequential) are only fair if their runs are spread over the same time.
 pub fn run_all(
     scenarios: &[Scenario],
     impls: &[Impl],
@@ -209,63 +214,74 @@ pub fn run_all(
     opts: &ExecOptions,
     bar: &ProgressBar,
 ) -> Vec<ScenarioResult> {
-    scenarios
-        .iter()
-        .map(|s| run_scenario(s, impls, unavailable, opts, bar))
-        .collect()
-}
-
-fn run_scenario(
-    s: &Scenario,
-    impls: &[Impl],
-    unavailable: &[(Impl, String)],
-    opts: &ExecOptions,
-    bar: &ProgressBar,
-) -> ScenarioResult {
-    let per_impl = u64::from(opts.warmup + opts.runs);
-    let mut results: Vec<ImplResult> = impls
-        .iter()
-        .map(|&imp| ImplResult::new(imp, Status::Ok))
-        .collect();
-    let phases = (0..opts.warmup)
-        .map(|i| (true, i, opts.warmup))
-        .chain((0..opts.runs).map(|i| (false, i, opts.runs)));
-    for (warmup, i, of) in phases {
-        // Interleaved: one run of each implementation, then the next round.
-        for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
-            let kind = if warmup { "warm-up" } else { "run" };
-            bar.set_message(format!("{} [{}] {kind} {}/{of}", s.label(), r.imp, i + 1));
-            match attempt(r.imp, s, opts, warmup) {
-                Attempt::Ran(rec) => {
-                    r.runs.push(rec);
-                    bar.inc(1);
-                }
-                Attempt::Skipped(reason) => {
-                    bar.inc(per_impl - r.runs.len() as u64);
-                    r.status = Status::Skipped { reason };
-                }
-                Attempt::Failed {
-                    reason,
-                    stderr_tail,
-                } => {
-                    bar.inc(per_impl - r.runs.len() as u64);
-                    bar.suspend(|| eprintln!("FAILED {} [{}]: {reason}", s.label(), r.imp));
-                    r.status = Status::Failed {
-                        reason,
-                        stderr_tail,
-                    };
-                }
+    let mut all = Vec::with_capacity(scenarios.len());
+    for group in scenarios.chunk_by(|a, b| a.workload == b.workload) {
+        let mut results: Vec<Vec<ImplResult>> = group
+            .iter()
+            .map(|_| {
+                impls
+                    .iter()
+                    .map(|&imp| ImplResult::new(imp, Status::Ok))
+                    .collect()
+            })
+            .collect();
+        let phases = (0..opts.warmup)
+            .map(|i| (true, i, opts.warmup))
+            .chain((0..opts.runs).map(|i| (false, i, opts.runs)));
+        for (warmup, i, of) in phases {
+            for (s, results) in group.iter().zip(results.iter_mut()) {
+                run_round(s, results, (warmup, i, of), opts, bar);
             }
         }
+        for (s, mut results) in group.iter().zip(results) {
+            for (imp, reason) in unavailable {
+                let reason = reason.clone();
+                results.push(ImplResult::new(*imp, Status::Skipped { reason }));
+            }
+            results.sort_by_key(|r| r.imp);
+            all.push(ScenarioResult {
+                scenario: s.clone(),
+                impls: results,
+            });
+        }
     }
-    for (imp, reason) in unavailable {
-        let reason = reason.clone();
-        results.push(ImplResult::new(*imp, Status::Skipped { reason }));
-    }
-    results.sort_by_key(|r| r.imp);
-    ScenarioResult {
-        scenario: s.clone(),
-        impls: results,
+    all
+}
+
+/// One run of `s` on each implementation still in the running (`round`: whether it is a
+/// warm-up, its index, and how many there are).
+fn run_round(
+    s: &Scenario,
+    results: &mut [ImplResult],
+    (warmup, i, of): (bool, u32, u32),
+    opts: &ExecOptions,
+    bar: &ProgressBar,
+) {
+    let per_impl = u64::from(opts.warmup + opts.runs);
+    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+        let kind = if warmup { "warm-up" } else { "run" };
+        bar.set_message(format!("{} [{}] {kind} {}/{of}", s.label(), r.imp, i + 1));
+        match attempt(r.imp, s, opts, warmup) {
+            Attempt::Ran(rec) => {
+                r.runs.push(rec);
+                bar.inc(1);
+            }
+            Attempt::Skipped(reason) => {
+                bar.inc(per_impl - r.runs.len() as u64);
+                r.status = Status::Skipped { reason };
+            }
+            Attempt::Failed {
+                reason,
+                stderr_tail,
+            } => {
+                bar.inc(per_impl - r.runs.len() as u64);
+                bar.suspend(|| eprintln!("FAILED {} [{}]: {reason}", s.label(), r.imp));
+                r.status = Status::Failed {
+                    reason,
+                    stderr_tail,
+                };
+            }
+        }
     }
 }
 
