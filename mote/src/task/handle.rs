@@ -135,14 +135,7 @@ impl<T> Task<T> {
     /// .unwrap();
     /// ```
     pub async fn yield_timeout(&mut self, timeout: Duration) -> Option<Result<T, TaskError>> {
-        let mut timer = std::pin::pin!(super::timer(timeout));
-        std::future::poll_fn(|cx| {
-            if let Poll::Ready(outcome) = Pin::new(&mut *self).poll(cx) {
-                return Poll::Ready(Some(outcome));
-            }
-            timer.as_mut().poll(cx).map(|()| None)
-        })
-        .await
+        crate::timeout::timeout(timeout, self).await.ok()
     }
 
     /// Waits at most `timeout` for the task's value; on timeout, kills the task and gives

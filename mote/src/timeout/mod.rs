@@ -81,6 +81,11 @@ impl<F: Future> Future for Timeout<F> {
             return Poll::Ready(Ok(out));
         }
         match *this.state {
+            // Zero: only whether the future is ready now, as a zero `recv_timeout` does.
+            State::Unarmed if this.duration.is_zero() => {
+                *this.state = State::Idle;
+                Poll::Ready(Err(Elapsed))
+            }
             State::Unarmed => {
                 let Some(tick) = clock::deadline_tick(*this.duration) else {
                     *this.state = State::Idle;
