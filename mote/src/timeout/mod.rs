@@ -5,10 +5,10 @@
 //! 820 ns, measured with `mote-bench run --workload call` with and without one). A call's
 //! timeout almost never fires, so what matters is arming and disarming it. Here that is an
 //! insert and a remove in a [`Wheel`] behind an uncontended lock (each thread uses its own
-//! shard), plus one cheap clock read ([`clock`]). A tokio task per shard sleeps until the earliest tick that
-//! may be due and wakes the waiters whose time has come; it is told about a new entry only
-//! when that entry is due before the tick it sleeps until, which for timeouts of one length
-//! is almost never.
+//! shard), plus one clock read ([`clock`]). A tokio task per shard sleeps until the
+//! earliest tick that may be due and wakes the waiters whose time has come; it is told about
+//! a new entry only when that entry is due before the tick it sleeps until, which for
+//! timeouts of one length is almost never.
 //!
 //! Resolution is a millisecond, as for tokio's timers. A timeout never fires early; it may
 //! fire up to about a millisecond late, plus the time the driver's tokio thread takes to run.
@@ -240,7 +240,6 @@ mod tests {
     #[test]
     fn fires_after_its_deadline_and_not_before() {
         crate::run(|_p: crate::Process<()>| async move {
-            // 300 ms takes the coarse clock (see `clock.rs`).
             for ms in [0u64, 1, 5, 20, 300] {
                 let start = Instant::now();
                 let never = std::future::pending::<()>();
