@@ -2,7 +2,7 @@
 //!
 //! Every reading is the precise monotonic clock (`Instant`). A coarse clock
 //! (`CLOCK_MONOTONIC_COARSE` plus its resolution) was tried for long timeouts, since a
-//! precise read is about 4% of a `server::call` round trip; but in a virtual machine the
+//! precise read is about 6% of a `server::call` round trip; but in a virtual machine the
 //! coarse clock can lag the precise one by more than its stated resolution (a delayed
 //! kernel tick), and a timeout armed from it then fired early. A timeout that fires
 //! early breaks the BEAM's promise, so the 4% stays.
