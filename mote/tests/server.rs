@@ -172,8 +172,12 @@ fn a_server_killed_mid_call_fails_the_call_with_its_reason_and_no_stray_message(
         let (probe, log) = new_probe();
         let s = server::start(probe).await.unwrap();
         let victim = s.id();
+        let seen = Arc::clone(&log);
         mote::spawn(move |_k: Process<()>| async move {
-            mote::sleep(Duration::from_millis(20)).await;
+            // Mid-call: once the handler has started.
+            while !logged(&seen).iter().any(|l| l == "sleep 10000") {
+                mote::sleep(Duration::from_millis(1)).await;
+            }
             mote::exit(victim, ExitReason::Kill);
         });
         assert_eq!(
