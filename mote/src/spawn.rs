@@ -247,26 +247,26 @@ impl SpawnOptions {
             .link
             .filter(|&parent| signals::with_live(parent, |_, s| s.links.push(child)).is_some());
         if let Some((watcher, r, _)) = self.monitor {
-            let _ = signals::with_live(watcher, |_, s| s.watching.push((r, child)));
+            let _ = signals::with_live(watcher, |_, s| s.watching.insert(r, child));
         }
         let _ = signals::with_live(child, |slot, s| {
             if let Some(parent) = link {
                 s.links.push(parent);
             }
             if let Some((watcher, r, deliver)) = self.monitor {
-                s.watchers.push((
+                s.watchers.insert(
                     r,
                     Watcher::Process {
                         pid: watcher,
                         deliver,
                     },
-                ));
+                );
             }
             if let Some(hook) = self.on_exit {
-                s.watchers.push((signals::new_ref(), Watcher::Hook(hook)));
+                s.watchers.insert(signals::new_ref(), Watcher::Hook(hook));
             }
             if let Some((r, listener)) = self.listener {
-                s.watchers.push((r, Watcher::Listener(listener)));
+                s.watchers.insert(r, Watcher::Listener(listener));
             }
             if let Some(capacity) = self.bound {
                 s.bound = Some(Arc::new(tokio::sync::Semaphore::new(capacity)));

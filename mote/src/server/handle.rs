@@ -276,6 +276,37 @@ mod tests {
         }
     }
 
+    /// Holds every call until asked to answer them all, in an order unlike the callers'.
+    #[derive(Default)]
+    struct Hold(Vec<(u64, ReplyTo<u64>)>);
+
+    /// The call that makes [`Hold`] answer.
+    const ANSWER: u64 = u64::MAX;
+
+    impl Server for Hold {
+        type Call = u64;
+        type Reply = u64;
+        type Cast = ();
+        type Info = ();
+
+        async fn handle_call(&mut self, n: u64, from: ReplyTo<u64>, _: &mut Context<Self>) -> Next {
+            if n != ANSWER {
+                self.0.push((n, from));
+                return Next::Continue;
+            }
+            let held = std::mem::take(&mut self.0);
+            from.reply(held.len() as u64);
+            // Odd positions from the back, then even ones from the front: the watches
+            // leave from both ends and the middle.
+            let (odd, even): (Vec<_>, Vec<_>) =
+                held.into_iter().enumerate().partition(|(i, _)| i % 2 == 1);
+            for (_, (n, from)) in odd.into_iter().rev().chain(even) {
+                from.reply(n * 2);
+            }
+            Next::Continue
+        }
+    }
+
     fn watchers(id: ProcessId) -> usize {
         crate::signals::peek_live(id, |_, s| s.as_ref().map_or(0, |s| s.watchers.len()))
             .expect("the server is alive")
@@ -304,6 +335,34 @@ mod tests {
             while crate::is_alive(caller) {
                 crate::sleep(Duration::from_millis(1)).await;
             }
+            assert_eq!(watchers(s.id()), 0);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn many_callers_answered_out_of_order_each_get_their_reply_and_leave_no_watch() {
+        const CALLERS: u64 = 1_000;
+        crate::run(|mut p: crate::Process<Result<u64, CallError>>| async move {
+            let s = crate::server::start(Hold::default()).await.unwrap();
+            let me = p.pid();
+            for n in 0..CALLERS {
+                crate::spawn(move |_c: crate::Process<()>| async move {
+                    let r = s.call(n, Duration::MAX).await.map(|twice| twice - n);
+                    me.send(r);
+                });
+            }
+            while watchers(s.id()) < CALLERS as usize {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            assert_eq!(s.call(ANSWER, Duration::MAX).await, Ok(CALLERS));
+            let mut got = Vec::new();
+            for _ in 0..CALLERS {
+                got.push(p.recv().await.expect("every call is answered"));
+            }
+            got.sort_unstable();
+            // Each caller got twice its own request back.
+            assert_eq!(got, (0..CALLERS).collect::<Vec<_>>());
             assert_eq!(watchers(s.id()), 0);
         })
         .unwrap();

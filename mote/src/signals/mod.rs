@@ -14,6 +14,9 @@ use crate::pid::ProcessId;
 use crate::table::slot::EXIT_PENDING;
 use crate::table::{Slot, TABLE};
 
+mod ref_list;
+pub(crate) use ref_list::RefList;
+
 /// Pushes a `Down` into a watcher's mailbox, converted to the watcher's message type.
 pub(crate) type DeliverDown = unsafe fn(&Slot, u32, Down) -> bool;
 /// Pushes an `Exit` into a trapping process's mailbox, converted to its message type.
@@ -46,9 +49,9 @@ pub(crate) type ExitHook = Box<dyn FnOnce(&ExitReason) + Send>;
 pub(crate) struct Signals {
     pub(crate) links: Vec<ProcessId>,
     /// Monitors on this process.
-    pub(crate) watchers: Vec<(MonitorRef, Watcher)>,
+    pub(crate) watchers: RefList<Watcher>,
     /// Monitors this process holds on others.
-    pub(crate) watching: Vec<(MonitorRef, ProcessId)>,
+    pub(crate) watching: RefList<ProcessId>,
     pub(crate) trap_exit: bool,
     pub(crate) deliver_exit: Option<DeliverExit>,
     /// An exit signal that must end the process at its next poll.
@@ -243,15 +246,15 @@ pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
 /// `Down` with reason `noproc` at once.
 pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDown) -> MonitorRef {
     let r = new_ref();
-    let _ = with_live(watcher, |_, s| s.watching.push((r, target)));
+    let _ = with_live(watcher, |_, s| s.watching.insert(r, target));
     let added = with_live(target, |_, s| {
-        s.watchers.push((
+        s.watchers.insert(
             r,
             Watcher::Process {
                 pid: watcher,
                 deliver,
             },
-        ))
+        )
     });
     if added.is_none() {
         send_down(
@@ -272,7 +275,7 @@ pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDow
 pub(crate) fn watch(target: ProcessId, listener: Arc<dyn ExitListener>) -> Option<MonitorRef> {
     let r = new_ref();
     with_live(target, |_, s| {
-        s.watchers.push((r, Watcher::Listener(listener)))
+        s.watchers.insert(r, Watcher::Listener(listener))
     })?;
     Some(r)
 }
@@ -284,12 +287,7 @@ pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
 
 /// Removes a monitor. Returns true if it was still active (had not fired).
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
-    let target = peek_live(watcher, |_, s| {
-        let s = s.as_mut()?;
-        let i = s.watching.iter().position(|&(mr, _)| mr == r)?;
-        Some(s.watching.swap_remove(i).1)
-    })
-    .flatten();
+    let target = peek_live(watcher, |_, s| s.as_mut()?.watching.remove(r)).flatten();
     match target {
         Some(target) => remove_watcher(target, r),
         None => false,
@@ -298,10 +296,7 @@ pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
 
 fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
     peek_live(target, |_, s| {
-        let Some(s) = s else { return false };
-        let before = s.watchers.len();
-        s.watchers.retain(|(mr, _)| *mr != r);
-        s.watchers.len() != before
+        s.as_mut().is_some_and(|s| s.watchers.remove(r).is_some())
     })
     .unwrap_or(false)
 }
@@ -314,14 +309,9 @@ fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
 fn send_down(watcher: ProcessId, deliver: DeliverDown, down: Down) {
     let r = down.monitor;
     let _ = peek_live(watcher, |slot, s| {
-        let Some(i) = s
-            .as_ref()
-            .and_then(|s| s.watching.iter().position(|&(mr, _)| mr == r))
-        else {
+        if s.as_mut().and_then(|s| s.watching.remove(r)).is_none() {
             return;
-        };
-        let s = s.as_mut().expect("it holds the monitor");
-        s.watching.swap_remove(i);
+        }
         // SAFETY: `deliver` was installed by the watcher for its own message type; `send`
         // checks the serial.
         unsafe { deliver(slot, watcher.serial(), down) };
@@ -344,7 +334,7 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
         for linked in signals.links.drain(..) {
             exit_signal(linked, id, reason.clone(), true);
         }
-        for (r, watcher) in signals.watchers.drain(..) {
+        for (r, watcher) in signals.watchers.drain() {
             match watcher {
                 Watcher::Process { pid, deliver } => send_down(
                     pid,
@@ -359,7 +349,7 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
                 Watcher::Listener(listener) => listener.exited(&reason),
             }
         }
-        for (r, target) in signals.watching.drain(..) {
+        for (r, target) in signals.watching.drain() {
             remove_watcher(target, r);
         }
     }
