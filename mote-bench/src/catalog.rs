@@ -65,6 +65,18 @@ fn fanin_constraint(p: &Params) -> Result<()> {
     Ok(())
 }
 
+fn call_constraint(p: &Params) -> Result<()> {
+    // `callers` is an option: absent means the contract's one client.
+    if let Ok(k) = p.get("callers") {
+        let r = p.get("r")?;
+        anyhow::ensure!(
+            k <= r,
+            "call: callers={k} is more than r={r} (every caller makes at least one call)"
+        );
+    }
+    Ok(())
+}
+
 /// True for 1, 10, 100, ...
 pub fn is_power_of_ten(mut x: u64) -> bool {
     if x == 0 {
@@ -145,10 +157,10 @@ pub const WORKLOADS: &[WorkloadSpec] = &[
         name: "call",
         variants: &[],
         params: &[p("r", 1_000_000, 20_000)],
-        extras: &[],
-        options: &[],
+        extras: &["callers"],
+        options: &["callers"],
         summary: "R synchronous request/reply calls to a server process",
-        validate: no_constraint,
+        validate: call_constraint,
     },
     WorkloadSpec {
         name: "parsum",
@@ -349,6 +361,20 @@ mod tests {
         assert!(workers
             .resolve_params(true, &[("batch".into(), 0)])
             .is_err());
+        let call = find("call").unwrap();
+        let callers = call
+            .resolve_params(true, &[("callers".into(), 20_000)])
+            .unwrap();
+        assert_eq!(callers.to_kv_string(), "r=20000 callers=20000");
+        assert!(call.resolve_params(true, &[("callers".into(), 0)]).is_err());
+        let e = call
+            .resolve_params(true, &[("callers".into(), 20_001)])
+            .unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some());
+        assert!(
+            e.to_string().contains("callers=20001 is more than r=20000"),
+            "{e}"
+        );
         let chain = find("chain").unwrap();
         let e = chain.resolve_params(false, &[("q".into(), 1)]).unwrap_err();
         assert!(e.to_string().contains("unknown parameter 'q'"), "{e}");

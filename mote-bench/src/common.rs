@@ -4,6 +4,7 @@
 //! answers are identical across languages.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 /// The seed of every random input unless a workload says otherwise.
 pub const DEFAULT_SEED: u64 = 42;
@@ -116,9 +117,44 @@ pub fn batches(n: u64, batch: u64) -> impl Iterator<Item = Items> {
         .map(move |lo| (lo, (lo + batch - 1).min(n)))
 }
 
+/// The requests `0..r` of `call` split over `k` callers (`call`'s `callers` option): k
+/// consecutive ranges in order, the first `r % k` one longer than the others, so every
+/// caller makes r/k or r/k + 1 calls and together exactly r.
+pub fn shares(r: u64, k: u64) -> impl Iterator<Item = Range<u64>> {
+    let k = k.max(1);
+    let (each, longer) = (r / k, r % k);
+    (0..k).map(move |j| {
+        let lo = j * each + j.min(longer);
+        lo..lo + each + u64::from(j < longer)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_split_the_calls_evenly_and_exactly() {
+        assert_eq!(shares(10, 1).collect::<Vec<_>>(), vec![0..10]);
+        assert_eq!(shares(10, 3).collect::<Vec<_>>(), vec![0..4, 4..7, 7..10]);
+        assert_eq!(shares(3, 3).collect::<Vec<_>>(), vec![0..1, 1..2, 2..3]);
+        for (r, k) in [
+            (1, 1),
+            (7, 2),
+            (1_000_000, 10_000),
+            (200_000, 10_000),
+            (99, 98),
+        ] {
+            let s: Vec<_> = shares(r, k).collect();
+            assert_eq!(s.len() as u64, k, "r={r} k={k}");
+            assert_eq!((s[0].start, s.last().unwrap().end), (0, r), "r={r} k={k}");
+            assert!(s.windows(2).all(|w| w[0].end == w[1].start));
+            let n: Vec<u64> = s.iter().map(|c| c.end - c.start).collect();
+            assert!(n.iter().all(|&c| c == r / k || c == r / k + 1));
+            assert_eq!(n.iter().filter(|&&c| c == r / k + 1).count() as u64, r % k);
+            assert!(n.windows(2).all(|w| w[0] >= w[1]), "longer shares first");
+        }
+    }
 
     #[test]
     fn batches_cover_every_item_once() {

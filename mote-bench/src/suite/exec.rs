@@ -165,8 +165,8 @@ fn with_headline(what: String, stderr: &str) -> String {
     }
 }
 
-/// An option outside the contract's table (`chunks`, `batch`) that `scenario` sets and
-/// `imp` does not implement: the peers take none.
+/// An option outside the contract's table (`chunks`, `batch`, `callers`) that `scenario`
+/// sets and `imp` does not implement: the peers take none.
 fn untaken_option(imp: Impl, s: &Scenario) -> Option<&'static str> {
     if matches!(imp, Impl::Mote | Impl::Tokio) {
         return None;
@@ -312,6 +312,12 @@ mod tests {
         assert_eq!(untaken_option(Impl::ElixirTuned, &s), Some("chunks"));
         assert_eq!(untaken_option(Impl::Tokio, &s), None);
         assert_eq!(untaken_option(Impl::Mote, &s), None);
+        s.workload = "call".into();
+        s.variant = "-".into();
+        s.params = crate::catalog::find("call").unwrap().base_params(true);
+        s.params.push("callers", 100);
+        assert_eq!(untaken_option(Impl::Elixir, &s), Some("callers"));
+        assert_eq!(untaken_option(Impl::Tokio, &s), None);
     }
 
     fn finished(code: i32, stdout: &str) -> ChildRun {

@@ -31,6 +31,16 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             log_x: true,
         },
         Sweep {
+            name: "call_callers".into(),
+            title: "call: time vs concurrent clients, callers (Rust only)".into(),
+            workload: "call".into(),
+            variants: vec![catalog::NO_VARIANT.into()],
+            param: "callers".into(),
+            values: pick(&[1, 10, 100, 1_000, 10_000], &[1, 100, 10_000]),
+            metric: Metric::TimeMs,
+            log_x: true,
+        },
+        Sweep {
             name: "copy_chunks".into(),
             title: "copy (par): time vs tasks per computation, chunks (Rust only)".into(),
             workload: "copy".into(),
@@ -161,7 +171,7 @@ mod tests {
             true,
             2,
         );
-        assert_eq!(sweeps.len(), 5);
+        assert_eq!(sweeps.len(), 6);
         let base_chain = scenarios
             .iter()
             .find(|s| s.workload == "chain" && s.variant == "int" && s.base)
@@ -187,9 +197,17 @@ mod tests {
             .map(|s| (s.base, s.params.get("chunks").unwrap()))
             .collect();
         assert_eq!(chunks, vec![(false, 1), (false, 4)]);
-        // 18 base scenarios + 3 chain + 2 million + 2 copy + 2 + 4 workers sweep-only points.
+        // So do the call_callers points, even callers=1.
+        let callers: Vec<_> = scenarios
+            .iter()
+            .filter(|s| s.sweeps.contains(&"call_callers".to_string()))
+            .map(|s| (s.base, s.params.get("callers").unwrap()))
+            .collect();
+        assert_eq!(callers, vec![(false, 1), (false, 100), (false, 10_000)]);
+        // 18 base scenarios + 3 chain + 2 million + 3 call + 2 copy + 2 + 4 workers sweep-only
+        // points.
         assert_eq!(scenarios.iter().filter(|s| s.base).count(), 18);
-        assert_eq!(scenarios.len(), 31);
+        assert_eq!(scenarios.len(), 34);
         // Grouped by workload in catalog order.
         assert_eq!(scenarios[0].workload, "chain");
         assert_eq!(scenarios.last().unwrap().workload, "workers");
