@@ -282,6 +282,8 @@ mod tests {
 
     /// The call that makes [`Hold`] answer.
     const ANSWER: u64 = u64::MAX;
+    /// The call that asks [`Hold`] how many calls it holds.
+    const HELD: u64 = u64::MAX - 1;
 
     impl Server for Hold {
         type Call = u64;
@@ -290,6 +292,10 @@ mod tests {
         type Info = ();
 
         async fn handle_call(&mut self, n: u64, from: ReplyTo<u64>, _: &mut Context<Self>) -> Next {
+            if n == HELD {
+                from.reply(self.0.len() as u64);
+                return Next::Continue;
+            }
             if n != ANSWER {
                 self.0.push((n, from));
                 return Next::Continue;
@@ -352,9 +358,11 @@ mod tests {
                     me.send(r);
                 });
             }
-            while watchers(s.id()) < CALLERS as usize {
+            // A caller watches the server before it sends: count what the server holds.
+            while s.call(HELD, Duration::MAX).await != Ok(CALLERS) {
                 crate::sleep(Duration::from_millis(1)).await;
             }
+            assert_eq!(watchers(s.id()), CALLERS as usize);
             assert_eq!(s.call(ANSWER, Duration::MAX).await, Ok(CALLERS));
             let mut got = Vec::new();
             for _ in 0..CALLERS {
