@@ -117,9 +117,9 @@ pub fn batches(n: u64, batch: u64) -> impl Iterator<Item = Items> {
         .map(move |lo| (lo, (lo + batch - 1).min(n)))
 }
 
-/// The requests `0..r` of `call` split over `k` callers (`call`'s `callers` option): k
-/// consecutive ranges in order, the first `r % k` one longer than the others, so every
-/// caller makes r/k or r/k + 1 calls and together exactly r.
+/// `0..r` split into `k` consecutive ranges in order, the first `r % k` one longer than the
+/// others: the requests of `call`'s `callers` option (every caller makes r/k or r/k + 1
+/// calls, together exactly r), the chunks of `copy`'s `chunks` option.
 pub fn shares(r: u64, k: u64) -> impl Iterator<Item = Range<u64>> {
     let k = k.max(1);
     let (each, longer) = (r / k, r % k);

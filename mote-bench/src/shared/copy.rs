@@ -8,7 +8,7 @@
 //! the sequential time here), so the contract's split bounds the speedup, not the runtime;
 //! chunks let tasks fill the cores.
 
-use crate::common::{frequencies, random_ints, shuffle, uniq, DEFAULT_SEED};
+use crate::common::{frequencies, random_ints, shares, shuffle, uniq, DEFAULT_SEED};
 use crate::outcome::{check, ms_since, Outcome};
 use crate::params::Params;
 use anyhow::Result;
@@ -32,11 +32,12 @@ pub struct CopyResults {
 /// results.
 pub type Parallel = fn(Arc<[i64]>, u64, usize) -> Result<(f64, Vec<CopyResults>)>;
 
-/// `chunks` consecutive ranges covering `0..n` (as equal as can be).
+/// `chunks` consecutive ranges covering `0..n` (as equal as can be: [`shares`] of the
+/// indices), at most one per item.
 pub fn chunk_ranges(n: usize, chunks: usize) -> Vec<Range<usize>> {
     let chunks = chunks.clamp(1, n.max(1));
-    (0..chunks)
-        .map(|i| (i * n / chunks)..((i + 1) * n / chunks))
+    shares(n as u64, chunks as u64)
+        .map(|r| r.start as usize..r.end as usize)
         .collect()
 }
 
