@@ -1,7 +1,8 @@
 //! Command-line interface. With no subcommand the suite runs (`mote-bench --quick` is the same
 //! as `mote-bench suite --quick`).
 
-use crate::params::parse_kv;
+use crate::harness::params::parse_kv;
+use crate::workloads::spec::Size;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -24,9 +25,29 @@ pub enum Cmd {
     /// print its RESULT line.
     Run(RunArgs),
     /// List workloads, variants, parameters and implementations.
-    List,
+    List(ListArgs),
     /// Run the whole suite (the default).
     Suite(SuiteArgs),
+    /// Compare two saved runs: each scenario's median time in NEW over OLD, with a bootstrap
+    /// confidence interval.
+    Compare(CompareArgs),
+}
+
+/// `mote-bench list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the workload table as Markdown (the one in docs/workloads.md).
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+/// `mote-bench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The saved run to compare against (its results.json).
+    pub old: PathBuf,
+    /// The run to judge (its results.json).
+    pub new: PathBuf,
 }
 
 /// `mote-bench run`.
@@ -35,7 +56,7 @@ pub struct RunArgs {
     /// Workload name (see `mote-bench list`).
     #[arg(long)]
     pub workload: String,
-    /// Implementation: mote, tokio, go or elixir.
+    /// Implementation: mote, tokio (or a style of it, tokio:NAME), go, elixir, elixir_tuned.
     #[arg(long = "impl")]
     pub imp: String,
     /// Variant; the workload's first variant when absent.
@@ -44,39 +65,77 @@ pub struct RunArgs {
     /// A parameter value, `k=v` (repeatable); unset parameters take their defaults.
     #[arg(long = "param", value_name = "K=V", value_parser = parse_param)]
     pub params: Vec<(String, u64)>,
-    /// Start from the `--quick` values instead of the defaults.
-    #[arg(long)]
+    /// Start from the `--quick` values instead of the full ones (same as `--size quick`).
+    #[arg(long, conflicts_with = "size")]
     pub quick: bool,
+    /// Start from the values of this size: quick, standard (the default suite's) or full.
+    /// [default: full, the contract's sizes]
+    #[arg(long, value_parser = Size::parse)]
+    pub size: Option<Size>,
 }
 
-/// Suite options.
+impl RunArgs {
+    /// The size the parameters start from.
+    pub fn size(&self) -> Size {
+        if self.quick {
+            Size::Quick
+        } else {
+            self.size.unwrap_or(Size::Full)
+        }
+    }
+}
+
+/// Suite options. Without `--quick` or `--full` the suite runs the standard sizes, 1 warm-up
+/// and 3 measured runs, in about ten minutes on two cores.
 #[derive(Debug, Clone, Args)]
 pub struct SuiteArgs {
-    /// The contract's quick sizes, 1 warm-up and 2 measured runs (unless --runs/--warmup say
-    /// otherwise).
-    #[arg(long)]
+    /// The smoke-test sizes, 1 warm-up and 2 measured runs (unless --runs/--warmup say
+    /// otherwise): a minute or two.
+    #[arg(long, conflicts_with = "full")]
     pub quick: bool,
-    /// Measured runs per scenario and implementation [default: 5, 2 with --quick].
+    /// The contract's full sizes (the write-ups' experiments), 1 warm-up and 5 measured runs:
+    /// hours with every implementation.
+    #[arg(long)]
+    pub full: bool,
+    /// Measured runs per scenario and implementation [default: 3; 2 with --quick, 5 with
+    /// --full].
     #[arg(long)]
     pub runs: Option<u32>,
     /// Warm-up runs per scenario and implementation.
     #[arg(long, default_value_t = 1)]
     pub warmup: u32,
-    /// Comma-separated implementations [default: mote,tokio,go,elixir].
+    /// Comma-separated implementations [default: all: mote, tokio, go, elixir,
+    /// elixir_tuned]. tokio brings its named styles along (tokio:NAME runs one alone).
     #[arg(long)]
     pub impls: Option<String>,
     /// Comma-separated workloads [default: all].
     #[arg(long)]
     pub workloads: Option<String>,
-    /// Directory for results.json, report.html and the .svg charts.
+    /// Directory for results.json (kept up to date while the suite runs), report.html and
+    /// the .svg charts.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
     /// Per-run timeout in seconds; a run past it is killed and recorded as failed.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
-    /// Skip the sweeps (chain over M, million over K, workers over W).
+    /// Skip the sweeps (chain over M, million over K, workers over W...).
     #[arg(long)]
     pub no_sweeps: bool,
+    /// A saved run's results.json: print each scenario's time ratio to it with a confidence
+    /// interval, and flag the slower ones.
+    #[arg(long, value_name = "OLD_RESULTS_JSON")]
+    pub compare: Option<PathBuf>,
+}
+
+impl SuiteArgs {
+    /// The sizes asked for.
+    pub fn size(&self) -> Size {
+        match (self.quick, self.full) {
+            (true, _) => Size::Quick,
+            (_, true) => Size::Full,
+            _ => Size::Standard,
+        }
+    }
 }
 
 fn parse_param(s: &str) -> Result<(String, u64), String> {
@@ -98,8 +157,15 @@ mod tests {
         let cli = Cli::try_parse_from(["mote-bench", "--quick", "--impls", "tokio"]).unwrap();
         assert!(cli.command.is_none());
         assert!(cli.suite.quick);
+        assert_eq!(cli.suite.size(), Size::Quick);
         assert_eq!(cli.suite.impls.as_deref(), Some("tokio"));
         assert_eq!(cli.suite.runs, None);
+        let cli = Cli::try_parse_from(["mote-bench"]).unwrap();
+        assert_eq!(cli.suite.size(), Size::Standard);
+        let cli = Cli::try_parse_from(["mote-bench", "--full", "--compare", "old.json"]).unwrap();
+        assert_eq!(cli.suite.size(), Size::Full);
+        assert_eq!(cli.suite.compare, Some(PathBuf::from("old.json")));
+        assert!(Cli::try_parse_from(["mote-bench", "--full", "--quick"]).is_err());
     }
 
     #[test]
@@ -121,6 +187,7 @@ mod tests {
             panic!("not run")
         };
         assert_eq!(r.params, vec![("m".into(), 10), ("n".into(), 20)]);
+        assert_eq!(r.size(), Size::Full);
         let err = Cli::try_parse_from([
             "mote-bench",
             "run",

@@ -1,79 +1,125 @@
-//! The four implementations the suite compares, in the order runs are interleaved.
+//! The implementations the suite compares, in the order runs are interleaved: mote and tokio
+//! in this process, then every peer implementation of [`crate::peers::PEERS`].
+//!
+//! An implementation is named by a string: `mote`, `tokio`, `go`, `elixir_tuned`..., or
+//! `BASE:STYLE` for a named style of a workload's program (`tokio:tail_first`, see
+//! [`crate::workloads::spec::Style`]).
 
+use crate::peers::{self, PEERS};
+use crate::workloads::spec::usage;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 use std::fmt;
 
-/// One implementation of the workloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Impl {
-    /// The mote runtime, in-process (`src/mote_impl`).
-    Mote,
-    /// Raw tokio tasks and channels, in-process (`src/tokio_impl`); the baseline of the ratios.
-    Tokio,
-    /// The Go peer (`peers/go`).
-    Go,
-    /// The Elixir peer (`peers/elixir`), written plainly.
-    Elixir,
-    /// The Elixir peer with the workload's known BEAM trap avoided (`tuned=1`: main's
-    /// mailbox kept off-heap, so garbage collections do not rescan a million queued
-    /// replies). Only for the workloads in [`TUNED_WORKLOADS`]; skipped elsewhere.
-    #[serde(rename = "elixir_tuned")]
-    ElixirTuned,
-}
+/// The implementations compiled into this binary.
+pub const IN_PROCESS: [&str; 2] = ["mote", "tokio"];
 
-/// The workloads whose Elixir peer has a tuned version (see `peers/README.md`).
-pub const TUNED_WORKLOADS: [&str; 4] = ["million", "spawn", "fanin", "workers"];
+/// One implementation, possibly in a named style.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Impl(String);
 
 impl Impl {
-    /// Every implementation in interleaving order: mote, tokio, go, elixir, elixir_tuned.
-    pub const ALL: [Impl; 5] = [
-        Impl::Mote,
-        Impl::Tokio,
-        Impl::Go,
-        Impl::Elixir,
-        Impl::ElixirTuned,
-    ];
-
-    /// The name used on command lines and in RESULT lines.
-    pub fn name(self) -> &'static str {
-        match self {
-            Impl::Mote => "mote",
-            Impl::Tokio => "tokio",
-            Impl::Go => "go",
-            Impl::Elixir => "elixir",
-            Impl::ElixirTuned => "elixir_tuned",
-        }
+    /// mote.
+    pub fn mote() -> Impl {
+        Impl("mote".into())
     }
 
-    /// The `impl=` its RESULT lines carry (both Elixir flavours are the same peer).
-    pub fn result_name(self) -> &'static str {
-        match self {
-            Impl::ElixirTuned => "elixir",
-            other => other.name(),
-        }
+    /// Raw tokio's default programs, the baseline of the ratios.
+    pub fn tokio() -> Impl {
+        Impl("tokio".into())
     }
 
-    /// Parses a name; the error lists the valid ones.
+    /// An implementation by its full name, unchecked (as read from a results file).
+    pub fn named(name: &str) -> Impl {
+        Impl(name.to_string())
+    }
+
+    /// Its full name (`tokio:tail_first`).
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// The implementation it is a style of, or itself (`tokio`).
+    pub fn base(&self) -> &str {
+        self.0.split_once(':').map_or(&self.0, |(b, _)| b)
+    }
+
+    /// The style's name, if it is one.
+    pub fn style(&self) -> Option<&str> {
+        self.0.split_once(':').map(|(_, s)| s)
+    }
+
+    /// Its style `style`.
+    pub fn with_style(&self, style: &str) -> Impl {
+        Impl(format!("{}:{style}", self.base()))
+    }
+
+    /// True for mote and tokio (and their styles), which `mote-bench run` runs itself.
+    pub fn in_process(&self) -> bool {
+        IN_PROCESS.contains(&self.base())
+    }
+
+    /// The `impl=` its RESULT lines carry: its own name, or its peer runtime's name (both
+    /// Elixir flavours print `impl=elixir`).
+    pub fn result_names(&self) -> [&str; 2] {
+        let runtime = peers::find_impl(self.base()).map_or(self.name(), |(p, _)| p.runtime);
+        [self.name(), runtime]
+    }
+
+    /// Position of its base in interleaving order; unknown names go last.
+    pub fn rank(&self) -> usize {
+        all_base_names()
+            .position(|n| n == self.base())
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Parses a name: a known implementation, or a known one with `:style` (the style is
+    /// checked against each workload later). The error lists the valid names.
     pub fn parse(s: &str) -> anyhow::Result<Impl> {
-        Impl::ALL
-            .into_iter()
-            .find(|i| i.name() == s)
-            .ok_or_else(|| {
-                anyhow::anyhow!("unknown impl '{s}' (impls: mote, tokio, go, elixir, elixir_tuned)")
-            })
+        let imp = Impl(s.trim().to_string());
+        let style_ok = imp
+            .style()
+            .is_none_or(|st| !st.is_empty() && imp.in_process());
+        if all_base_names().any(|n| n == imp.base()) && style_ok {
+            return Ok(imp);
+        }
+        let known: Vec<&str> = all_base_names().collect();
+        Err(usage(format!(
+            "unknown impl '{s}' (impls: {}; a style of mote or tokio as tokio:NAME)",
+            known.join(", ")
+        )))
     }
+}
 
-    /// True for the implementations compiled into this binary (run in-process by `run`).
-    pub fn in_process(self) -> bool {
-        matches!(self, Impl::Mote | Impl::Tokio)
+impl Ord for Impl {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.rank(), self.base(), self.style()).cmp(&(other.rank(), other.base(), other.style()))
+    }
+}
+
+impl PartialOrd for Impl {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
 impl fmt::Display for Impl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.0)
     }
+}
+
+/// Every implementation's name, in interleaving order (styles aside).
+pub fn all_base_names() -> impl Iterator<Item = &'static str> {
+    IN_PROCESS
+        .into_iter()
+        .chain(PEERS.iter().flat_map(|p| p.impls.iter().map(|i| i.name)))
+}
+
+/// Every implementation, in interleaving order (styles aside).
+pub fn all() -> Vec<Impl> {
+    all_base_names().map(Impl::named).collect()
 }
 
 /// Parses a comma-separated list (`--impls tokio,go`), keeping interleaving order and dropping
@@ -96,10 +142,43 @@ mod tests {
     #[test]
     fn lists_parse_into_interleaving_order() {
         assert_eq!(
-            parse_list("elixir,tokio,mote,tokio").unwrap(),
-            vec![Impl::Mote, Impl::Tokio, Impl::Elixir]
+            parse_list("elixir,tokio:tail_first,mote,tokio,tokio").unwrap(),
+            vec![
+                Impl::mote(),
+                Impl::tokio(),
+                Impl::named("tokio:tail_first"),
+                Impl::named("elixir")
+            ]
         );
         assert!(parse_list("tokio,rust").is_err());
+        assert!(parse_list("go:fast").is_err(), "peers have no styles");
+        assert!(parse_list("tokio:").is_err());
         assert!(parse_list(",").is_err());
+    }
+
+    #[test]
+    fn names_split_into_base_and_style() {
+        let styled = Impl::tokio().with_style("tail_first");
+        assert_eq!(
+            (styled.name(), styled.base(), styled.style()),
+            ("tokio:tail_first", "tokio", Some("tail_first"))
+        );
+        assert!(styled.in_process());
+        assert_eq!(
+            styled.result_names(),
+            ["tokio:tail_first", "tokio:tail_first"]
+        );
+        let tuned = Impl::named("elixir_tuned");
+        assert!(!tuned.in_process());
+        assert_eq!(tuned.result_names(), ["elixir_tuned", "elixir"]);
+        assert_eq!(Impl::named("clojure").rank(), usize::MAX);
+    }
+
+    #[test]
+    fn serializes_as_its_name() {
+        let json = serde_json::to_string(&vec![Impl::mote(), Impl::named("tokio:x")]).unwrap();
+        assert_eq!(json, r#"["mote","tokio:x"]"#);
+        let back: Vec<Impl> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back[1].style(), Some("x"));
     }
 }

@@ -9,8 +9,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Cmd::Run(args)) => cmd::run::main(args),
-        Some(Cmd::List) => cmd::list::main(),
+        Some(Cmd::List(args)) => cmd::list::main(args),
         Some(Cmd::Suite(args)) => cmd::suite::main(args),
+        Some(Cmd::Compare(args)) => cmd::compare::main(args),
         None => cmd::suite::main(cli.suite),
     }
 }

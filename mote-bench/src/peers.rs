@@ -1,27 +1,119 @@
-//! The Go and Elixir peers: where they live, whether their toolchains are here, and the command
-//! line that runs one scenario on each (contract, "Invocation and output").
+//! The peers table: the benchmark programs written for other runtimes (`peers/<runtime>/`),
+//! how to find and run each, and the version string the reports' machine section shows.
+//!
+//! Adding a peer runtime is one entry in [`PEERS`] and its programs, which follow the
+//! contract in `docs/workloads.md`: `PROGRAM W V k=v ...` prints one RESULT line; a wrong
+//! answer exits 1, a usage error 2, a workload the peer does not have exits 3 after printing
+//! `SKIP <reason>`.
 
-use crate::params::Params;
+use crate::harness::params::Params;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Where the peers are and which of them can run.
-#[derive(Debug, Clone)]
-pub struct Peers {
-    /// The `peers/` directory.
-    pub dir: PathBuf,
-    /// The Go peer binary, when present (or just built).
-    pub go_binary: Option<PathBuf>,
-    /// Why the Go peer cannot run, when it cannot.
-    pub go_missing: Option<String>,
-    /// The `elixir` executable, when on PATH and `peers/elixir/bench.exs` exists.
-    pub elixir: Option<PathBuf>,
-    /// Why the Elixir peer cannot run, when it cannot.
-    pub elixir_missing: Option<String>,
+/// One peer runtime.
+#[derive(Debug)]
+pub struct Peer {
+    /// The runtime's name (`go`), also the key of its version in the reports.
+    pub runtime: &'static str,
+    /// How its programs are started.
+    pub launcher: Launcher,
+    /// The command whose output is the toolchain's version (`go version`).
+    pub version: &'static [&'static str],
+    /// Typical start-up and tear-down cost of one run, ms (for the duration estimate).
+    pub startup_ms: f64,
+    /// The implementations it provides, in interleaving order.
+    pub impls: &'static [PeerImpl],
 }
 
-/// The Go peer's binary name inside `peers/go`.
-pub const GO_BINARY: &str = "mote-peer-go";
+/// How a peer's programs are started.
+#[derive(Debug)]
+pub enum Launcher {
+    /// A program built inside `peers/`: `dir/file`, built by running `build` in `dir` when
+    /// it is missing and the build's first word is on PATH.
+    Built {
+        /// Directory under `peers/`.
+        dir: &'static str,
+        /// The built program, in `dir`.
+        file: &'static str,
+        /// The build command, run in `dir`.
+        build: &'static [&'static str],
+    },
+    /// A script under `peers/`, run by an interpreter on PATH: `interpreter args... script`.
+    Script {
+        /// The interpreter (`elixir`).
+        interpreter: &'static str,
+        /// Its arguments before the script.
+        args: &'static [&'static str],
+        /// The script, relative to `peers/`.
+        script: &'static str,
+    },
+}
+
+/// One implementation a peer runtime provides.
+#[derive(Debug)]
+pub struct PeerImpl {
+    /// Its name in `--impls` and reports (`elixir_tuned`).
+    pub name: &'static str,
+    /// What it is.
+    pub summary: &'static str,
+    /// Parameters of its own, appended after the contract's (`tuned=1`).
+    pub params: &'static [(&'static str, u64)],
+    /// The workloads it runs; empty for all.
+    pub only: &'static [&'static str],
+}
+
+/// Every peer runtime, in interleaving order (after mote and tokio).
+pub static PEERS: &[Peer] = &[
+    Peer {
+        runtime: "go",
+        launcher: Launcher::Built {
+            dir: "go",
+            file: "mote-peer-go",
+            build: &["go", "build", "-o", "mote-peer-go", "."],
+        },
+        version: &["go", "version"],
+        startup_ms: 10.0,
+        impls: &[PeerImpl {
+            name: "go",
+            summary: "goroutines and channels, standard library only",
+            params: &[],
+            only: &[],
+        }],
+    },
+    Peer {
+        runtime: "elixir",
+        // `+P 5000000` raises the BEAM's process limit above the million-process workloads.
+        launcher: Launcher::Script {
+            interpreter: "elixir",
+            args: &["--erl", "+P 5000000"],
+            script: "elixir/bench.exs",
+        },
+        version: &["elixir", "--version"],
+        startup_ms: 900.0,
+        impls: &[
+            PeerImpl {
+                name: "elixir",
+                summary: "plain processes, GenServer for call, Task for copy",
+                params: &[],
+                only: &[],
+            },
+            PeerImpl {
+                name: "elixir_tuned",
+                summary: "the Elixir peer with the workload's known BEAM trap avoided \
+                          (the collecting process's mailbox kept off-heap)",
+                params: &[("tuned", 1)],
+                only: &["million", "spawn", "fanin", "workers"],
+            },
+        ],
+    },
+];
+
+/// Finds a peer implementation by name, with its runtime.
+pub fn find_impl(name: &str) -> Option<(&'static Peer, &'static PeerImpl)> {
+    PEERS
+        .iter()
+        .find_map(|p| p.impls.iter().find(|i| i.name == name).map(|i| (p, i)))
+}
 
 /// Finds `peers/`: `$MOTE_PEERS_DIR`, else the first `peers/` in the current directory or an
 /// ancestor (the harness runs from the repository), else the one next to this crate's source.
@@ -56,93 +148,156 @@ fn is_executable(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The program that runs a peer's scenarios and the arguments that come before the
+/// scenario's own.
+type Prefix = (PathBuf, Vec<String>);
+
+/// Where each peer runtime's programs are and which of them can run.
+#[derive(Debug, Clone)]
+pub struct Peers {
+    /// The `peers/` directory.
+    pub dir: PathBuf,
+    /// Per runtime: its prefix, or why it cannot run.
+    found: Vec<(&'static str, Result<Prefix, String>)>,
+}
+
 impl Peers {
-    /// Probes both peers. With `build_go`, a missing Go binary is built once with
-    /// `go build -o mote-peer-go .` when the toolchain and `peers/go/go.mod` are there.
-    pub fn discover(dir: PathBuf, build_go: bool) -> Peers {
-        let (go_binary, go_missing) = match discover_go(&dir, build_go) {
-            Ok(b) => (Some(b), None),
-            Err(why) => (None, Some(why)),
-        };
-        let script = dir.join("elixir/bench.exs");
-        let (elixir, elixir_missing) = match which("elixir") {
-            None => (None, Some("`elixir` is not on PATH".to_string())),
-            Some(_) if !script.is_file() => {
-                (None, Some(format!("{} does not exist", script.display())))
-            }
-            Some(e) => (Some(e), None),
-        };
-        Peers {
-            dir,
-            go_binary,
-            go_missing,
-            elixir,
-            elixir_missing,
+    /// Probes every peer runtime. With `build`, a missing built program is built once when
+    /// its toolchain is on PATH.
+    pub fn discover(dir: PathBuf, build: bool) -> Peers {
+        let found = PEERS
+            .iter()
+            .map(|p| (p.runtime, launch_prefix(&dir, &p.launcher, build)))
+            .collect();
+        Peers { dir, found }
+    }
+
+    /// Peers at fixed places, for tests: every runtime found as `program` with `args`.
+    pub fn fixed(dir: PathBuf, found: Vec<(&'static str, PathBuf, Vec<String>)>) -> Peers {
+        let found = found
+            .into_iter()
+            .map(|(rt, prog, args)| (rt, Ok((prog, args))))
+            .collect();
+        Peers { dir, found }
+    }
+
+    fn prefix(&self, runtime: &str) -> Result<&Prefix, String> {
+        match self.found.iter().find(|(rt, _)| *rt == runtime) {
+            Some((_, Ok(prefix))) => Ok(prefix),
+            Some((_, Err(why))) => Err(why.clone()),
+            None => Err(format!("{runtime} was not probed")),
         }
     }
 
-    /// The command that runs one scenario on the Go peer (`W V k=v ...`; V is `-` for a
-    /// workload without variants, as everywhere in the harness).
-    pub fn go_command(&self, workload: &str, variant: &str, p: &Params) -> Option<Command> {
-        let mut cmd = Command::new(self.go_binary.as_ref()?);
-        cmd.arg(workload).arg(variant).args(p.to_kv_args());
-        Some(cmd)
+    /// Why the runtime of peer implementation `imp` cannot run, when it cannot.
+    pub fn missing(&self, imp: &str) -> Option<String> {
+        let (peer, _) = find_impl(imp)?;
+        self.prefix(peer.runtime).err()
     }
 
-    /// The command that runs one scenario on the Elixir peer. `+P 5000000` raises the BEAM's
-    /// process limit above the million-process workloads.
-    pub fn elixir_command(&self, workload: &str, variant: &str, p: &Params) -> Option<Command> {
-        let mut cmd = Command::new(self.elixir.as_ref()?);
-        cmd.args(["--erl", "+P 5000000"])
-            .arg(self.dir.join("elixir/bench.exs"))
+    /// The program (and leading arguments) of runtime `runtime`, as `list` shows it.
+    pub fn program(&self, runtime: &str) -> Result<String, String> {
+        self.prefix(runtime).map(|(prog, args)| {
+            let mut words = vec![prog.display().to_string()];
+            words.extend(args.iter().cloned());
+            words.join(" ")
+        })
+    }
+
+    /// The command that runs one scenario on peer implementation `imp`:
+    /// `PROGRAM W V k=v ... [own params]` (V is `-` for a workload without variants).
+    pub fn command(&self, imp: &str, workload: &str, variant: &str, p: &Params) -> Option<Command> {
+        let (peer, pi) = find_impl(imp)?;
+        let (program, args) = self.prefix(peer.runtime).ok()?;
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .arg(workload)
             .arg(variant)
             .args(p.to_kv_args());
+        cmd.args(pi.params.iter().map(|(k, v)| format!("{k}={v}")));
         Some(cmd)
     }
 }
 
-fn discover_go(dir: &Path, build: bool) -> Result<PathBuf, String> {
-    let go_dir = dir.join("go");
-    let binary = go_dir.join(GO_BINARY);
-    if is_executable(&binary) {
-        return Ok(binary);
+/// The program and leading arguments of `launcher`, or why it cannot run.
+fn launch_prefix(
+    dir: &Path,
+    launcher: &Launcher,
+    build: bool,
+) -> Result<Prefix, String> {
+    match launcher {
+        Launcher::Built {
+            dir: sub,
+            file,
+            build: build_cmd,
+        } => {
+            let program = dir.join(sub).join(file);
+            if !is_executable(&program) {
+                build_program(&dir.join(sub), &program, build_cmd, build)?;
+            }
+            Ok((program, Vec::new()))
+        }
+        Launcher::Script {
+            interpreter,
+            args,
+            script,
+        } => {
+            let Some(interp) = which(interpreter) else {
+                return Err(format!("`{interpreter}` is not on PATH"));
+            };
+            let script = dir.join(script);
+            if !script.is_file() {
+                return Err(format!("{} does not exist", script.display()));
+            }
+            let mut words: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            words.push(script.display().to_string());
+            Ok((interp, words))
+        }
     }
-    let Some(go) = which("go") else {
+}
+
+/// Builds `program` by running `cmd` in `dir`, once, when asked and possible.
+fn build_program(dir: &Path, program: &Path, cmd: &[&str], build: bool) -> Result<(), String> {
+    let Some((tool, args)) = cmd.split_first() else {
+        return Err(format!("{} is missing", program.display()));
+    };
+    let Some(tool_path) = which(tool) else {
         return Err(format!(
-            "{} is missing and `go` is not on PATH",
-            binary.display()
+            "{} is missing and `{tool}` is not on PATH",
+            program.display()
         ));
     };
-    if !go_dir.join("go.mod").is_file() {
-        return Err(format!("{} has no go.mod", go_dir.display()));
-    }
     if !build {
-        return Err(format!("{} is not built", binary.display()));
+        return Err(format!("{} is not built", program.display()));
     }
     eprintln!(
-        "building the Go peer: go build -o {GO_BINARY} . (in {})",
-        go_dir.display()
+        "building {}: {} (in {})",
+        program.display(),
+        cmd.join(" "),
+        dir.display()
     );
-    let out = Command::new(go)
-        .args(["build", "-o", GO_BINARY, "."])
-        .current_dir(&go_dir)
+    let out = Command::new(tool_path)
+        .args(args)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("go build could not start: {e}"))?;
-    if out.status.success() && is_executable(&binary) {
-        Ok(binary)
+        .map_err(|e| format!("{tool} could not start: {e}"))?;
+    if out.status.success() && is_executable(program) {
+        Ok(())
     } else {
         let stderr = String::from_utf8_lossy(&out.stderr);
         Err(format!(
-            "go build failed: {}",
-            crate::child::tail(&stderr, 5).replace('\n', " | ")
+            "{} failed: {}",
+            cmd.join(" "),
+            crate::harness::child::tail(&stderr, 5).replace('\n', " | ")
         ))
     }
 }
 
-/// The first line of `program args` on stdout, or `None` when it cannot run.
-pub fn version_of(program: &str, args: &[&str]) -> Option<String> {
+/// The output of `command` (first word looked up on PATH), its non-empty lines joined by
+/// `; `, or `None` when it cannot run.
+pub fn version_of(command: &[&str]) -> Option<String> {
+    let (program, args) = command.split_first()?;
     let out = Command::new(which(program)?)
         .args(args)
         .stdin(Stdio::null())
@@ -162,38 +317,80 @@ pub fn version_of(program: &str, args: &[&str]) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn args_of(cmd: &Command) -> Vec<String> {
+        cmd.get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
     #[test]
     fn peer_commands_follow_the_contract() {
-        let peers = Peers {
-            dir: PathBuf::from("/repo/peers"),
-            go_binary: Some(PathBuf::from("/repo/peers/go/mote-peer-go")),
-            go_missing: None,
-            elixir: Some(PathBuf::from("/usr/bin/elixir")),
-            elixir_missing: None,
-        };
+        let peers = Peers::fixed(
+            PathBuf::from("/repo/peers"),
+            vec![
+                ("go", PathBuf::from("/repo/peers/go/mote-peer-go"), vec![]),
+                (
+                    "elixir",
+                    PathBuf::from("/usr/bin/elixir"),
+                    vec![
+                        "--erl".into(),
+                        "+P 5000000".into(),
+                        "/repo/peers/elixir/bench.exs".into(),
+                    ],
+                ),
+            ],
+        );
         let p = Params::from_pairs([("k", 20_000)]);
-        let go = peers.go_command("million", "-", &p).unwrap();
-        let args: Vec<_> = go
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(args, ["million", "-", "k=20000"]);
-        let ex = peers.elixir_command("chain", "int", &p).unwrap();
-        let args: Vec<_> = ex
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let go = peers.command("go", "million", "-", &p).unwrap();
+        assert_eq!(go.get_program(), "/repo/peers/go/mote-peer-go");
+        assert_eq!(args_of(&go), ["million", "-", "k=20000"]);
+        let ex = peers.command("elixir_tuned", "spawn", "-", &p).unwrap();
         assert_eq!(
-            args,
+            args_of(&ex),
             [
                 "--erl",
                 "+P 5000000",
                 "/repo/peers/elixir/bench.exs",
-                "chain",
-                "int",
-                "k=20000"
+                "spawn",
+                "-",
+                "k=20000",
+                "tuned=1"
             ]
         );
+        assert!(peers.command("mote", "spawn", "-", &p).is_none());
+        assert_eq!(peers.missing("go"), None);
+    }
+
+    #[test]
+    fn a_missing_toolchain_is_reported_not_fatal() {
+        let dir = PathBuf::from("/nonexistent/peers");
+        let launcher = Launcher::Script {
+            interpreter: "surely-not-a-program-xyz",
+            args: &[],
+            script: "x/bench.exs",
+        };
+        let err = launch_prefix(&dir, &launcher, false).unwrap_err();
+        assert!(err.contains("is not on PATH"), "{err}");
+        let launcher = Launcher::Built {
+            dir: "x",
+            file: "prog",
+            build: &["surely-not-a-program-xyz", "build"],
+        };
+        let err = launch_prefix(&dir, &launcher, true).unwrap_err();
+        assert!(err.contains("is missing"), "{err}");
+    }
+
+    #[test]
+    fn every_peer_impl_has_a_unique_name() {
+        let names: Vec<&str> = PEERS
+            .iter()
+            .flat_map(|p| p.impls.iter().map(|i| i.name))
+            .collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(n), "{n} twice");
+            assert!(!matches!(*n, "mote" | "tokio"), "{n} is an in-process name");
+        }
+        assert_eq!(find_impl("elixir_tuned").unwrap().0.runtime, "elixir");
     }
 
     #[test]

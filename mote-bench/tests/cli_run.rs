@@ -1,7 +1,7 @@
 //! The `mote-bench` binary end to end: `run` prints a contract RESULT line and uses the
 //! contract's exit statuses; a tiny suite writes its three reports.
 
-use mote_bench::result_line::ResultLine;
+use mote_bench::harness::result_line::ResultLine;
 use std::process::Command;
 
 fn bench() -> Command {
@@ -171,7 +171,7 @@ fn a_tiny_suite_writes_three_reports() {
     let json = mote_bench::report::json::read(&dir.join("results.json")).unwrap();
     assert_eq!(json.scenarios.len(), 2);
     let tokio = &json.scenarios[0].impls[0];
-    assert_eq!(tokio.imp, mote_bench::impls::Impl::Tokio);
+    assert_eq!(tokio.imp, mote_bench::impls::Impl::tokio());
     assert_eq!(tokio.runs.len(), 2);
     assert_eq!(tokio.stats.unwrap().time.n, 2);
     std::fs::remove_dir_all(dir).unwrap();

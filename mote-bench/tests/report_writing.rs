@@ -1,11 +1,12 @@
 //! Report writing on a synthetic suite: the JSON round-trips through serde, the HTML holds an
 //! inline <svg> per chart and a row per implementation, the .svg files exist.
 
+use mote_bench::harness::params::Params;
 use mote_bench::impls::Impl;
-use mote_bench::params::Params;
 use mote_bench::report::{self, charts, console};
 use mote_bench::suite::fill_stats;
 use mote_bench::suite::model::*;
+use mote_bench::workloads::spec::Size;
 use std::path::PathBuf;
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -80,9 +81,9 @@ fn synthetic() -> SuiteResults {
                 &["chain_m"],
             ),
             impls: vec![
-                skipped(Impl::Mote),
-                ok(Impl::Tokio, &[10.0, 12.0, 11.0], 10_240),
-                ok(Impl::Go, &[20.0, 22.0, 21.0], 20_480),
+                skipped(Impl::mote()),
+                ok(Impl::tokio(), &[10.0, 12.0, 11.0], 10_240),
+                ok(Impl::named("go"), &[20.0, 22.0, 21.0], 20_480),
             ],
         },
         ScenarioResult {
@@ -93,14 +94,14 @@ fn synthetic() -> SuiteResults {
                 false,
                 &["chain_m"],
             ),
-            impls: vec![ok(Impl::Tokio, &[30.0, 33.0], 30_720)],
+            impls: vec![ok(Impl::tokio(), &[30.0, 33.0], 30_720)],
         },
         ScenarioResult {
             scenario: scenario("chain", "list20", &[("m", 1000), ("n", 1000)], true, &[]),
             impls: vec![
-                ok(Impl::Tokio, &[14.0, 15.0], 10_240),
+                ok(Impl::tokio(), &[14.0, 15.0], 10_240),
                 ImplResult::new(
-                    Impl::Elixir,
+                    Impl::named("elixir"),
                     Status::Failed {
                         reason: "timed out after 5 s".into(),
                         stderr_tail: "<beam> crashed & burned".into(),
@@ -123,13 +124,20 @@ fn synthetic() -> SuiteResults {
             tokio: "1.54.1".into(),
             go: Some("go version go1.26".into()),
             elixir: None,
+            versions: Default::default(),
         },
         config: Config {
             quick: true,
+            size: Some(Size::Quick),
             runs: 3,
             warmup: 1,
             timeout_s: 60,
-            impls: vec![Impl::Mote, Impl::Tokio, Impl::Go, Impl::Elixir],
+            impls: vec![
+                Impl::mote(),
+                Impl::tokio(),
+                Impl::named("go"),
+                Impl::named("elixir"),
+            ],
             workloads: vec!["chain".into()],
         },
         notes: vec!["elixir skipped: <none>".into()],
@@ -144,6 +152,8 @@ fn synthetic() -> SuiteResults {
             log_x: true,
         }],
         scenarios,
+        incomplete: None,
+        comparison: None,
     }
 }
 

@@ -1,53 +1,121 @@
-//! `mote-bench list`: the catalog and which implementations can run here.
+//! `mote-bench list`: the catalog and which implementations can run here; `--markdown` prints
+//! the workload table of `docs/workloads.md` (a test keeps the two the same).
 
 use crate::catalog::WORKLOADS;
-use crate::peers::{self, version_of, Peers};
+use crate::cli::ListArgs;
+use crate::peers::{self, version_of, Peers, PEERS};
+use crate::workloads::spec::Spec;
 use std::process::ExitCode;
 
 /// Runs the subcommand.
-pub fn main() -> ExitCode {
-    println!("Workloads (param=default/quick):");
-    for w in WORKLOADS {
+pub fn main(args: ListArgs) -> ExitCode {
+    if args.markdown {
+        print!("{}", markdown_table());
+        return ExitCode::SUCCESS;
+    }
+    println!("Workloads (param=quick/standard/full):");
+    for w in WORKLOADS.iter().map(|e| e.spec) {
         let params: Vec<String> = w
             .params
             .iter()
-            .map(|p| format!("{}={}/{}", p.name, p.default, p.quick))
+            .map(|p| format!("{}={}/{}/{}", p.name, p.quick, p.standard, p.full))
             .collect();
-        let variants = if w.variants.is_empty() {
-            "-".to_string()
-        } else {
-            w.variants.join(", ")
-        };
-        println!("  {:<9} variants: {variants}", w.name);
+        println!("  {:<9} variants: {}", w.name, variants(w).join(", "));
         println!("  {:<9} params:   {}", "", params.join(" "));
+        if !w.options.is_empty() {
+            println!(
+                "  {:<9} options:  {} (mote and tokio only)",
+                "",
+                w.options.join(", ")
+            );
+        }
+        for s in w.styles {
+            println!("  {:<9} style:    {}:{}: {}", "", s.imp, s.name, s.summary);
+        }
         if !w.extras.is_empty() {
             println!("  {:<9} extras:   {}", "", w.extras.join(", "));
         }
         println!("  {:<9} {}", "", w.summary);
     }
     println!("\nImplementations:");
-    println!("  mote     in-process (src/mote_impl)");
-    println!("  tokio    in-process (src/tokio_impl)");
+    println!("  mote           in-process (mote-bench/src/workloads/*/mote.rs)");
+    println!("  tokio          in-process (mote-bench/src/workloads/*/tokio.rs)");
     let peers = Peers::discover(peers::locate_dir(), false);
-    match (&peers.go_binary, &peers.go_missing) {
-        (Some(b), _) => println!("  go       {}", b.display()),
-        (None, Some(why)) => println!("  go       unavailable: {why}"),
-        _ => {}
-    }
-    if let Some(v) = version_of("go", &["version"]) {
-        println!("           toolchain: {v}");
-    }
-    match (&peers.elixir, &peers.elixir_missing) {
-        (Some(e), _) => println!(
-            "  elixir   {} {}",
-            e.display(),
-            peers.dir.join("elixir/bench.exs").display()
-        ),
-        (None, Some(why)) => println!("  elixir   unavailable: {why}"),
-        _ => {}
-    }
-    if let Some(v) = version_of("elixir", &["--version"]) {
-        println!("           toolchain: {v}");
+    for p in PEERS {
+        let program = peers.program(p.runtime);
+        for i in p.impls {
+            match &program {
+                Ok(prog) => println!("  {:<14} {prog}", i.name),
+                Err(why) => println!("  {:<14} unavailable: {why}", i.name),
+            }
+            println!("  {:<14} {}", "", i.summary);
+        }
+        if let Some(v) = version_of(p.version) {
+            println!("  {:<14} toolchain: {v}", "");
+        }
     }
     ExitCode::SUCCESS
+}
+
+fn variants(w: &Spec) -> Vec<&'static str> {
+    if w.variants.is_empty() {
+        vec!["-"]
+    } else {
+        w.variants.to_vec()
+    }
+}
+
+/// The workload table in Markdown: names, variants, the parameters at each size, options and
+/// styles, and what is measured.
+pub fn markdown_table() -> String {
+    let code = |words: &[&str]| {
+        words
+            .iter()
+            .map(|w| format!("`{w}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::from(
+        "| workload | variants | parameters: quick / standard / full | options (Rust only) \
+         | styles | what is measured |\n|---|---|---|---|---|---|\n",
+    );
+    for w in WORKLOADS.iter().map(|e| e.spec) {
+        let params: Vec<String> = w
+            .params
+            .iter()
+            .map(|p| format!("`{}` = {} / {} / {}", p.name, p.quick, p.standard, p.full))
+            .collect();
+        let styles: Vec<String> = w
+            .styles
+            .iter()
+            .map(|s| format!("{}:{}", s.imp, s.name))
+            .collect();
+        let styles: Vec<&str> = styles.iter().map(String::as_str).collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            w.name,
+            code(&variants(w)),
+            params.join("; "),
+            code(w.options),
+            code(&styles),
+            w.summary
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_docs_hold_the_catalog_table() {
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/workloads.md");
+        let text = std::fs::read_to_string(docs).unwrap();
+        assert!(
+            text.contains(&markdown_table()),
+            "docs/workloads.md is out of date: paste the output of \
+             `cargo run -p mote-bench -- list --markdown` over its workload table"
+        );
+    }
 }

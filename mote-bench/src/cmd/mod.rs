@@ -1,5 +1,6 @@
 //! The subcommands' entry points; each returns the process exit status.
 
+pub mod compare;
 pub mod list;
 pub mod run;
 pub mod suite;

@@ -1,11 +1,16 @@
-//! `mote-bench [suite]`: run the suite, write the reports, print the console table. Exits with
-//! status 1 when a scenario failed (after writing every report), 0 otherwise.
+//! `mote-bench [suite]`: run the suite, write the reports, print the console table (and the
+//! comparison with a saved run). Exits with status 1 when a scenario failed (after writing
+//! every report), 130 when stopped with Ctrl-C (after writing what was measured), 0
+//! otherwise.
 
 use crate::cli::SuiteArgs;
-use crate::impls::{self, Impl};
+use crate::harness::interrupt;
+use crate::impls;
 use crate::report;
+use crate::suite::compare::compare;
 use crate::suite::model::Status;
 use crate::suite::{self, SuiteOptions};
+use crate::workloads::spec::Size;
 use anyhow::Result;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -25,7 +30,7 @@ pub fn main(args: SuiteArgs) -> ExitCode {
 pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
     let impls = match &args.impls {
         Some(list) => impls::parse_list(list)?,
-        None => Impl::ALL.to_vec(),
+        None => impls::all(),
     };
     let workloads = args
         .workloads
@@ -38,21 +43,41 @@ pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
                 .collect()
         })
         .unwrap_or_default();
+    let size = args.size();
+    let runs = match size {
+        Size::Quick => 2,
+        Size::Standard => 3,
+        Size::Full => 5,
+    };
     Ok(SuiteOptions {
-        quick: args.quick,
-        runs: args.runs.unwrap_or(if args.quick { 2 } else { 5 }).max(1),
+        size,
+        runs: args.runs.unwrap_or(runs).max(1),
         warmup: args.warmup,
         impls,
         workloads,
         timeout: Duration::from_secs(args.timeout.max(1)),
         sweeps: !args.no_sweeps,
+        out: args.out.clone(),
     })
 }
 
 fn run(args: SuiteArgs) -> Result<ExitCode> {
     let opts = options(&args)?;
-    let results = suite::run(&opts, std::env::args().collect())?;
+    // Read before hours of running, so a bad path fails at once.
+    let old = args
+        .compare
+        .as_ref()
+        .map(|p| report::json::read(p).map(|r| (p.display().to_string(), r)))
+        .transpose()?;
+    interrupt::install()?;
+    let mut results = suite::run(&opts, std::env::args().collect())?;
+    if let Some((path, old)) = &old {
+        results.comparison = Some(compare(&results, old, path));
+    }
     print!("{}", report::console::render(&results));
+    if let Some(c) = &results.comparison {
+        print!("{}", report::compare::render(c));
+    }
     let written = report::write_all(&results, &args.out)?;
     println!(
         "\nwrote {}, {} and {} charts in {}",
@@ -61,6 +86,10 @@ fn run(args: SuiteArgs) -> Result<ExitCode> {
         written.svgs.len(),
         args.out.display()
     );
+    if let Some(why) = &results.incomplete {
+        eprintln!("{why}; the reports hold what was measured");
+        return Ok(ExitCode::from(interrupt::EXIT_INTERRUPTED));
+    }
     let failed = results
         .scenarios
         .iter()

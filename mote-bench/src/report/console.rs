@@ -1,7 +1,7 @@
 //! The benchee-like console table: one block per scenario, one row per implementation.
 
 use super::format::{duration_ms, ratio, rss_mb};
-use crate::suite::model::{ImplResult, ScenarioResult, Status, SuiteResults};
+use crate::suite::model::{ImplResult, ScenarioResult, Status, SuiteResults, MIN_SAMPLES};
 use std::fmt::Write;
 
 const HEADER: [&str; 8] = [
@@ -15,6 +15,19 @@ const HEADER: [&str; 8] = [
     "RSS vs tokio",
 ];
 
+/// The mark on a median from fewer than [`MIN_SAMPLES`] runs.
+pub const FEW_RUNS: &str = "†";
+
+/// What [`FEW_RUNS`] means.
+pub fn few_runs_note() -> String {
+    format!("{FEW_RUNS} fewer than {MIN_SAMPLES} measured runs: a figure not to be trusted")
+}
+
+/// True when `r` has statistics from fewer than [`MIN_SAMPLES`] runs.
+pub fn few_runs(r: &ImplResult) -> bool {
+    r.stats.is_some_and(|s| s.time.n < MIN_SAMPLES)
+}
+
 /// The table's cells for one implementation, or the one-line reason it has none.
 pub fn row_cells(r: &ImplResult) -> Result<[String; 8], String> {
     match (&r.status, r.stats) {
@@ -22,7 +35,11 @@ pub fn row_cells(r: &ImplResult) -> Result<[String; 8], String> {
         (Status::Failed { reason, .. }, _) => Err(format!("FAILED ({reason})")),
         (Status::Ok, None) => Err("no measured runs".into()),
         (Status::Ok, Some(s)) => Ok([
-            duration_ms(s.time.median),
+            if few_runs(r) {
+                format!("{} {FEW_RUNS}", duration_ms(s.time.median))
+            } else {
+                duration_ms(s.time.median)
+            },
             duration_ms(s.time.mean),
             format!("±{:.2}%", s.time.stddev_pct()),
             duration_ms(s.time.min),
@@ -53,7 +70,12 @@ pub fn render(results: &SuiteResults) -> String {
         "\n{} runs per scenario after {} warm-up, interleaved across each workload's scenarios and implementations; peak RSS is the largest of the runs",
         runs, results.config.warmup
     );
+    if let Some(why) = &results.incomplete {
+        let _ = writeln!(out, "INCOMPLETE: {why}");
+    }
+    let mut few = false;
     for s in &results.scenarios {
+        few |= s.impls.iter().any(few_runs);
         let _ = writeln!(out, "\n## {}", heading(s));
         let _ = write!(out, "{:<12}", "Name");
         for h in HEADER {
@@ -74,6 +96,9 @@ pub fn render(results: &SuiteResults) -> String {
             }
             out.push('\n');
         }
+    }
+    if few {
+        let _ = writeln!(out, "\n{}", few_runs_note());
     }
     out
 }

@@ -2,7 +2,7 @@
 //! workload, the sweeps, and the failures with their stderr.
 
 use super::charts::Chart;
-use super::console::{heading, row_cells};
+use super::console::{few_runs, few_runs_note, heading, row_cells};
 use crate::catalog;
 use crate::suite::model::{ScenarioResult, Status, SuiteResults};
 use std::fmt::Write;
@@ -20,6 +20,8 @@ table.meta td { text-align: left; }
 figure { margin: 0.8rem 0; } figure svg { max-width: 100%; height: auto; }
 pre { background: #f4f4f4; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
 .summary { color: #555; margin-top: 0; }
+.warning { background: #fff3cd; border: 1px solid #e0c060; padding: 0.5rem 0.8rem; }
+.caveat { color: #8a5a00; font-size: 0.85rem; }
 ";
 
 /// Escapes text for HTML element content and attribute values.
@@ -49,11 +51,22 @@ pub fn render(results: &SuiteResults, charts: &[Chart]) -> String {
          raw tokio, Go and the BEAM. {}</p>\n",
         escape(&results.timestamp)
     );
+    if let Some(why) = &results.incomplete {
+        let _ = writeln!(
+            h,
+            "<p class=\"warning\">Incomplete run: {}. The figures below are what was \
+             measured before it ended.</p>",
+            escape(why)
+        );
+    }
     meta(&mut h, results);
+    if let Some(c) = &results.comparison {
+        super::compare::html(&mut h, c);
+    }
     for w in results.workloads() {
         let _ = writeln!(h, "<h2 id=\"w-{0}\">{0}</h2>", escape(w));
-        if let Some(spec) = catalog::find(w) {
-            let _ = writeln!(h, "<p class=\"summary\">{}</p>", escape(spec.summary));
+        if let Some(entry) = catalog::find(w) {
+            let _ = writeln!(h, "<p class=\"summary\">{}</p>", escape(entry.spec.summary));
         }
         if let Some(c) = charts.iter().find(|c| c.name == format!("bars-{w}")) {
             figure(&mut h, c);
@@ -82,33 +95,30 @@ pub fn render(results: &SuiteResults, charts: &[Chart]) -> String {
 
 fn meta(h: &mut String, r: &SuiteResults) {
     let m = &r.machine;
-    let mut rows = vec![
+    let mut rows: Vec<(String, String)> = vec![
         (
-            "machine",
+            "machine".into(),
             format!("{} cores, {} MiB, {}", m.cores, m.memory_mb, m.os),
         ),
-        ("cpu", m.cpu.clone()),
-        ("rust", format!("{}, tokio {}", m.rustc, m.tokio)),
+        ("cpu".into(), m.cpu.clone()),
+        ("rust".into(), format!("{}, tokio {}", m.rustc, m.tokio)),
     ];
-    if let Some(go) = &m.go {
-        rows.push(("go", go.clone()));
-    }
-    if let Some(ex) = &m.elixir {
-        rows.push(("elixir", ex.clone()));
+    for (runtime, version) in m.peer_versions() {
+        rows.push((runtime, version));
     }
     let c = &r.config;
     rows.push((
-        "config",
+        "config".into(),
         format!(
             "{} sizes, {} warm-up + {} measured runs per scenario and implementation, \
              interleaved across a workload's scenarios; timeout {} s",
-            if c.quick { "--quick" } else { "default" },
+            c.size().name(),
             c.warmup,
             c.runs,
             c.timeout_s
         ),
     ));
-    rows.push(("command", r.command_line.join(" ")));
+    rows.push(("command".into(), r.command_line.join(" ")));
     h.push_str("<table class=\"meta\">\n");
     for (k, v) in rows {
         let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", k, escape(&v));
@@ -128,6 +138,7 @@ fn figure(h: &mut String, c: &Chart) {
 }
 
 fn table(h: &mut String, rows: &[&ScenarioResult]) {
+    let few = rows.iter().any(|s| s.impls.iter().any(few_runs));
     h.push_str(
         "<table class=\"results\"><thead><tr><th>impl</th><th>median</th><th>mean</th>\
          <th>deviation</th><th>min</th><th>p99</th><th>peak RSS</th><th>time vs tokio</th>\
@@ -160,6 +171,9 @@ fn table(h: &mut String, rows: &[&ScenarioResult]) {
         }
     }
     h.push_str("</tbody></table>\n");
+    if few {
+        let _ = writeln!(h, "<p class=\"caveat\">{}</p>", escape(&few_runs_note()));
+    }
 }
 
 fn failures(h: &mut String, r: &SuiteResults) {
@@ -171,7 +185,7 @@ fn failures(h: &mut String, r: &SuiteResults) {
             Status::Failed {
                 reason,
                 stderr_tail,
-            } => Some((s, i.imp, reason, stderr_tail)),
+            } => Some((s, &i.imp, reason, stderr_tail)),
             _ => None,
         })
         .collect();

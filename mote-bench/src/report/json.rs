@@ -1,18 +1,39 @@
-//! `results.json`: the whole [`SuiteResults`], raw runs included, for later analysis.
+//! `results.json`: the whole [`SuiteResults`], raw runs included, for later analysis and
+//! `--compare`. The suite rewrites it after every run; each rewrite goes to a temporary file
+//! renamed over the old one, so a reader (or a crash) never sees half a file.
 
 use crate::suite::model::SuiteResults;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-/// Writes `results` as pretty JSON to `path`.
-pub fn write(results: &SuiteResults, path: &Path) -> Result<()> {
+/// Writes `results` as pretty JSON to `path`, atomically: into `path` + `.tmp`, then renamed.
+pub fn write_atomic(results: &SuiteResults, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(results)?;
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", Path::new(&tmp).display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
 }
 
-/// Reads a results file back.
+/// Reads a results file back (files of older harness versions too: every field added since
+/// has a default).
 pub fn read(path: &Path) -> Result<SuiteResults> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_reports_of_older_versions_still_read() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
+        for run in ["full", "beam", "otp"] {
+            let r = read(&docs.join(run).join("results.json")).unwrap();
+            assert!(!r.scenarios.is_empty(), "{run}");
+            assert!(r.incomplete.is_none(), "{run}");
+        }
+    }
 }

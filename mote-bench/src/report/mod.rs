@@ -3,6 +3,7 @@
 
 pub mod axis;
 pub mod charts;
+pub mod compare;
 pub mod console;
 pub mod format;
 pub mod html;
@@ -28,7 +29,7 @@ pub struct Written {
 pub fn write_all(results: &SuiteResults, dir: &Path) -> Result<Written> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json_path = dir.join("results.json");
-    json::write(results, &json_path)?;
+    json::write_atomic(results, &json_path)?;
     let charts = charts::all(results)?;
     let mut svgs = Vec::new();
     for c in &charts {

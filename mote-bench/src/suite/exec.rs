@@ -1,15 +1,18 @@
 //! Executing the plan: every measured run is a fresh child process, implementations are
-//! interleaved within each scenario (warm-ups first), and a run that fails stops that
-//! implementation on that scenario without stopping the suite.
+//! interleaved across each workload's scenarios (warm-ups first), a run that fails stops that
+//! implementation on that scenario without stopping the suite, and a stop asked for with
+//! Ctrl-C ends the suite after the run it interrupted.
 
+use super::estimate;
 use super::model::{ImplResult, RunRecord, Scenario, ScenarioResult, Status};
-use crate::child::{self, ChildRun};
+use super::plan::Lineup;
+use super::progress::Progress;
+use crate::harness::child::{self, ChildRun};
+use crate::harness::outcome::{EXIT_SKIPPED, SKIP_PREFIX};
+use crate::harness::result_line::ResultLine;
+use crate::harness::rusage::Exit;
 use crate::impls::Impl;
-use crate::outcome::{EXIT_SKIPPED, SKIP_PREFIX};
 use crate::peers::Peers;
-use crate::result_line::ResultLine;
-use crate::rusage::Exit;
-use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -43,38 +46,35 @@ pub enum Attempt {
         /// The last lines of stderr.
         stderr_tail: String,
     },
+    /// The run was killed because a stop was asked for; it counts for nothing.
+    Interrupted,
 }
 
 /// The command that runs `scenario` on `imp`, or `None` when `imp` is not available.
-pub fn command_for(imp: Impl, s: &Scenario, opts: &ExecOptions) -> Option<Command> {
-    match imp {
-        Impl::Mote | Impl::Tokio => {
-            let mut cmd = Command::new(&opts.exe);
-            cmd.args(["run", "--workload", &s.workload, "--impl", imp.name()])
-                .args(["--variant", &s.variant]);
-            for kv in s.params.to_kv_args() {
-                cmd.args(["--param", &kv]);
-            }
-            Some(cmd)
+pub fn command_for(imp: &Impl, s: &Scenario, opts: &ExecOptions) -> Option<Command> {
+    if imp.in_process() {
+        let mut cmd = Command::new(&opts.exe);
+        cmd.args(["run", "--workload", &s.workload, "--impl", imp.name()])
+            .args(["--variant", &s.variant]);
+        for kv in s.params.to_kv_args() {
+            cmd.args(["--param", &kv]);
         }
-        Impl::Go => opts.peers.go_command(&s.workload, &s.variant, &s.params),
-        Impl::Elixir => opts
-            .peers
-            .elixir_command(&s.workload, &s.variant, &s.params),
-        Impl::ElixirTuned => {
-            let mut params = s.params.clone();
-            params.push("tuned", 1);
-            opts.peers.elixir_command(&s.workload, &s.variant, &params)
-        }
+        Some(cmd)
+    } else {
+        opts.peers
+            .command(imp.name(), &s.workload, &s.variant, &s.params)
     }
 }
 
 /// Judges a finished child: its exit, its RESULT line and whether the line is for `scenario`.
-pub fn interpret(run: &ChildRun, imp: Impl, s: &Scenario, warmup: bool) -> Attempt {
+pub fn interpret(run: &ChildRun, imp: &Impl, s: &Scenario, warmup: bool) -> Attempt {
     let failed = |reason: String| Attempt::Failed {
         reason,
         stderr_tail: run.stderr_tail(40),
     };
+    if run.interrupted {
+        return Attempt::Interrupted;
+    }
     if run.timed_out {
         return failed(format!(
             "timed out after {:.0} s",
@@ -103,7 +103,10 @@ pub fn interpret(run: &ChildRun, imp: Impl, s: &Scenario, warmup: bool) -> Attem
         Ok(l) => l,
         Err(e) => return failed(e.to_string()),
     };
-    if line.bench != s.workload || line.imp != imp.result_name() || line.variant != s.variant {
+    if line.bench != s.workload
+        || !imp.result_names().contains(&line.imp.as_str())
+        || line.variant != s.variant
+    {
         return failed(format!(
             "RESULT line is for bench={} impl={} variant={}",
             line.bench, line.imp, line.variant
@@ -165,29 +168,8 @@ fn with_headline(what: String, stderr: &str) -> String {
     }
 }
 
-/// An option outside the contract's table (`chunks`, `batch`, `callers`) that `scenario`
-/// sets and `imp` does not implement: the peers take none.
-fn untaken_option(imp: Impl, s: &Scenario) -> Option<&'static str> {
-    if matches!(imp, Impl::Mote | Impl::Tokio) {
-        return None;
-    }
-    let spec = crate::catalog::find(&s.workload)?;
-    spec.options
-        .iter()
-        .copied()
-        .find(|o| s.params.get(o).is_ok())
-}
-
 /// Makes one run of `scenario` on `imp`.
-pub fn attempt(imp: Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Attempt {
-    if imp == Impl::ElixirTuned && !crate::impls::TUNED_WORKLOADS.contains(&s.workload.as_str()) {
-        return Attempt::Skipped("no tuned version: this workload has no known BEAM trap".into());
-    }
-    if let Some(option) = untaken_option(imp, s) {
-        return Attempt::Skipped(format!(
-            "{imp} does not take the option {option} (only the Rust implementations do)"
-        ));
-    }
+pub fn attempt(imp: &Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Attempt {
     let Some(cmd) = command_for(imp, s, opts) else {
         return Attempt::Skipped(format!("{imp} is not available"));
     };
@@ -200,95 +182,114 @@ pub fn attempt(imp: Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Att
     }
 }
 
-/// Runs every scenario on `impls`; `unavailable` implementations are recorded as skipped with
-/// their reason. Statistics are filled in later.
+/// The results of `s` before any run: an entry per implementation of its lineup, the left-out
+/// ones already skipped, in interleaving order.
+pub fn empty_result(s: &Scenario, lineup: &Lineup) -> ScenarioResult {
+    let mut impls: Vec<ImplResult> = lineup
+        .run
+        .iter()
+        .map(|imp| ImplResult::new(imp.clone(), Status::Ok))
+        .chain(lineup.skipped.iter().map(|(imp, reason)| {
+            let reason = reason.clone();
+            ImplResult::new(imp.clone(), Status::Skipped { reason })
+        }))
+        .collect();
+    impls.sort_by(|a, b| a.imp.cmp(&b.imp));
+    ScenarioResult {
+        scenario: s.clone(),
+        impls,
+    }
+}
+
+/// Runs every planned scenario and returns the results, and whether a stop cut the suite
+/// short. `record` sees the results so far after every run (statistics are filled in by the
+/// caller).
 ///
 /// Runs are interleaved across each workload's scenarios and implementations: one run of
 /// every (variant or sweep point, implementation) pair, then the next round. A shared
 /// machine's speed drifts over minutes, so ratios between variants (spawn against pool,
 /// parallel against sequential) are only fair if their runs are spread over the same time.
 pub fn run_all(
-    scenarios: &[Scenario],
-    impls: &[Impl],
-    unavailable: &[(Impl, String)],
+    plan: &[(Scenario, Lineup)],
     opts: &ExecOptions,
-    bar: &ProgressBar,
-) -> Vec<ScenarioResult> {
-    let mut all = Vec::with_capacity(scenarios.len());
-    for group in scenarios.chunk_by(|a, b| a.workload == b.workload) {
-        let mut results: Vec<Vec<ImplResult>> = group
-            .iter()
-            .map(|_| {
-                impls
-                    .iter()
-                    .map(|&imp| ImplResult::new(imp, Status::Ok))
-                    .collect()
-            })
-            .collect();
+    progress: &mut Progress,
+    record: &mut dyn FnMut(&mut Vec<ScenarioResult>),
+) -> (Vec<ScenarioResult>, bool) {
+    let mut all: Vec<ScenarioResult> = Vec::with_capacity(plan.len());
+    for group in plan.chunk_by(|a, b| a.0.workload == b.0.workload) {
+        let first = all.len();
+        all.extend(group.iter().map(|(s, l)| empty_result(s, l)));
         let phases = (0..opts.warmup)
             .map(|i| (true, i, opts.warmup))
             .chain((0..opts.runs).map(|i| (false, i, opts.runs)));
-        for (warmup, i, of) in phases {
-            for (s, results) in group.iter().zip(results.iter_mut()) {
-                run_round(s, results, (warmup, i, of), opts, bar);
+        for round in phases {
+            for k in first..all.len() {
+                if !run_round(&mut all[k], round, opts, progress) {
+                    record(&mut all);
+                    return (all, true);
+                }
+                record(&mut all);
             }
-        }
-        for (s, mut results) in group.iter().zip(results) {
-            for (imp, reason) in unavailable {
-                let reason = reason.clone();
-                results.push(ImplResult::new(*imp, Status::Skipped { reason }));
-            }
-            results.sort_by_key(|r| r.imp);
-            all.push(ScenarioResult {
-                scenario: s.clone(),
-                impls: results,
-            });
         }
     }
-    all
+    (all, false)
 }
 
-/// One run of `s` on each implementation still in the running (`round`: whether it is a
-/// warm-up, its index, and how many there are).
+/// One run of a scenario on each implementation still in the running (`round`: whether it
+/// is a warm-up, its index, and how many there are). False when a stop cut it short.
 fn run_round(
-    s: &Scenario,
-    results: &mut [ImplResult],
+    result: &mut ScenarioResult,
     (warmup, i, of): (bool, u32, u32),
     opts: &ExecOptions,
-    bar: &ProgressBar,
-) {
+    progress: &mut Progress,
+) -> bool {
     let per_impl = u64::from(opts.warmup + opts.runs);
-    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+    let s = &result.scenario;
+    let label = s.label();
+    for r in result.impls.iter_mut().filter(|r| r.status == Status::Ok) {
         let kind = if warmup { "warm-up" } else { "run" };
-        bar.set_message(format!("{} [{}] {kind} {}/{of}", s.label(), r.imp, i + 1));
-        match attempt(r.imp, s, opts, warmup) {
+        let what = format!("{label} [{}] {kind} {}/{of}", r.imp, i + 1);
+        progress.starting(&what);
+        let run_ms = estimate::run_ms(s, &r.imp);
+        let attempt = attempt(&r.imp, s, opts, warmup);
+        // The runs this implementation will not make after a skip or a failure.
+        let left = per_impl - r.runs.len() as u64;
+        match attempt {
             Attempt::Ran(rec) => {
+                let took = crate::report::format::duration_ms(rec.wall_ms);
                 r.runs.push(rec);
-                bar.inc(1);
+                progress.finished(1, run_ms, &what, &took);
             }
             Attempt::Skipped(reason) => {
-                bar.inc(per_impl - r.runs.len() as u64);
+                progress.finished(
+                    left,
+                    left as f64 * run_ms,
+                    &what,
+                    &format!("skipped: {reason}"),
+                );
                 r.status = Status::Skipped { reason };
             }
             Attempt::Failed {
                 reason,
                 stderr_tail,
             } => {
-                bar.inc(per_impl - r.runs.len() as u64);
-                bar.suspend(|| eprintln!("FAILED {} [{}]: {reason}", s.label(), r.imp));
+                progress.note(&format!("FAILED {label} [{}]: {reason}", r.imp));
+                progress.finished(left, left as f64 * run_ms, &what, "FAILED");
                 r.status = Status::Failed {
                     reason,
                     stderr_tail,
                 };
             }
+            Attempt::Interrupted => return false,
         }
     }
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Params;
+    use crate::harness::params::Params;
 
     fn scenario() -> Scenario {
         Scenario {
@@ -300,30 +301,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn peers_skip_scenarios_that_set_an_option() {
-        let mut s = scenario();
-        s.workload = "copy".into();
-        s.variant = "par".into();
-        s.params = crate::catalog::find("copy").unwrap().base_params(true);
-        assert_eq!(untaken_option(Impl::Go, &s), None);
-        s.params.push("chunks", 4);
-        assert_eq!(untaken_option(Impl::Go, &s), Some("chunks"));
-        assert_eq!(untaken_option(Impl::ElixirTuned, &s), Some("chunks"));
-        assert_eq!(untaken_option(Impl::Tokio, &s), None);
-        assert_eq!(untaken_option(Impl::Mote, &s), None);
-        s.workload = "call".into();
-        s.variant = "-".into();
-        s.params = crate::catalog::find("call").unwrap().base_params(true);
-        s.params.push("callers", 100);
-        assert_eq!(untaken_option(Impl::Elixir, &s), Some("callers"));
-        assert_eq!(untaken_option(Impl::Tokio, &s), None);
-    }
-
     fn finished(code: i32, stdout: &str) -> ChildRun {
         ChildRun {
             exit: Exit::Code(code),
             timed_out: false,
+            interrupted: false,
             peak_rss_kb: 4242,
             stdout: stdout.into(),
             stderr: "line1\nline2\n".into(),
@@ -334,7 +316,7 @@ mod tests {
     #[test]
     fn a_matching_result_line_is_a_run_with_wait4_rss() {
         let out = "RESULT bench=chain impl=tokio variant=int m=10 n=20 wall_ms=1.5 peak_rss_kb=1\n";
-        match interpret(&finished(0, out), Impl::Tokio, &scenario(), false) {
+        match interpret(&finished(0, out), &Impl::tokio(), &scenario(), false) {
             Attempt::Ran(r) => {
                 assert_eq!((r.wall_ms, r.peak_rss_kb, r.warmup), (1.5, 4242, false));
                 assert_eq!(r.process_ms, 30.0);
@@ -365,7 +347,7 @@ mod tests {
         assert_eq!(
             interpret(
                 &finished(3, "SKIP not wired in yet\n"),
-                Impl::Mote,
+                &Impl::mote(),
                 &s,
                 true
             ),
@@ -374,7 +356,7 @@ mod tests {
         let Attempt::Failed {
             reason,
             stderr_tail,
-        } = interpret(&finished(1, ""), Impl::Tokio, &s, false)
+        } = interpret(&finished(1, ""), &Impl::tokio(), &s, false)
         else {
             panic!()
         };
@@ -382,16 +364,16 @@ mod tests {
             (reason.as_str(), stderr_tail.as_str()),
             ("exit status 1: line2", "line1\nline2")
         );
-        let no_line = interpret(&finished(0, "hello\n"), Impl::Tokio, &s, false);
+        let no_line = interpret(&finished(0, "hello\n"), &Impl::tokio(), &s, false);
         assert!(
             matches!(no_line, Attempt::Failed { ref reason, .. } if reason.contains("no RESULT"))
         );
         let wrong = "RESULT bench=chain impl=tokio variant=int m=10 n=21 wall_ms=1\n";
-        let wrong = interpret(&finished(0, wrong), Impl::Tokio, &s, false);
+        let wrong = interpret(&finished(0, wrong), &Impl::tokio(), &s, false);
         assert!(matches!(wrong, Attempt::Failed { ref reason, .. } if reason.contains("differ")));
         let mut timed_out = finished(0, "");
         timed_out.timed_out = true;
-        let t = interpret(&timed_out, Impl::Go, &s, false);
+        let t = interpret(&timed_out, &Impl::named("go"), &s, false);
         assert!(matches!(t, Attempt::Failed { ref reason, .. } if reason.contains("timed out")));
     }
 }

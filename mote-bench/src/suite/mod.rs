@@ -1,25 +1,34 @@
-//! The suite: plan every scenario, run each as interleaved child processes, summarise.
+//! The suite: plan every scenario and its lineup, say how long it will take, run each as
+//! interleaved child processes while keeping `results.json` up to date, summarise.
 
+pub mod compare;
+pub mod estimate;
 pub mod exec;
 pub mod model;
 pub mod plan;
+pub mod progress;
 
-use crate::catalog::{self, WorkloadSpec};
+use crate::catalog;
+use crate::harness::interrupt;
+use crate::harness::machine;
+use crate::harness::stats::{impl_stats, vs_baseline};
 use crate::impls::Impl;
-use crate::machine;
-use crate::peers::{self, Peers};
-use crate::stats::{impl_stats, vs_baseline};
+use crate::peers::{self, Peers, PEERS};
+use crate::report;
+use crate::workloads::spec::Size;
+use crate::workloads::Entry;
 use anyhow::{Context, Result};
 use exec::ExecOptions;
-use indicatif::{ProgressBar, ProgressStyle};
 use model::{Config, ScenarioResult, Status, SuiteResults, SCHEMA};
+use progress::Progress;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// What the user asked the suite to do.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
-    /// The contract's `--quick` sizes.
-    pub quick: bool,
+    /// The sizes to run.
+    pub size: Size,
     /// Measured runs per scenario and implementation.
     pub runs: u32,
     /// Warm-up runs per scenario and implementation.
@@ -32,40 +41,134 @@ pub struct SuiteOptions {
     pub timeout: Duration,
     /// Whether to run the sweeps.
     pub sweeps: bool,
+    /// Where `results.json` is kept up to date while the suite runs.
+    pub out: PathBuf,
 }
 
-/// Runs the suite and returns its results (reports are written by the caller).
-pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResults> {
-    let specs: Vec<&'static WorkloadSpec> = if opts.workloads.is_empty() {
-        catalog::WORKLOADS.iter().collect()
-    } else {
-        opts.workloads
+/// The suite's plan: the scenarios with their lineups, the sweeps, and the implementations
+/// that cannot run here (with why).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Every scenario with who runs it, in run order.
+    pub scenarios: Vec<(model::Scenario, plan::Lineup)>,
+    /// The sweeps kept.
+    pub sweeps: Vec<model::Sweep>,
+    /// Implementations asked for that cannot run here, with why.
+    pub unavailable: Vec<(Impl, String)>,
+}
+
+impl Plan {
+    /// Runs the plan makes, warm-ups included.
+    pub fn runs(&self, opts: &SuiteOptions) -> u64 {
+        let per = u64::from(opts.runs + opts.warmup);
+        self.scenarios
             .iter()
-            .map(|w| catalog::lookup(w))
-            .collect::<Result<_>>()?
-    };
-    // Building the Go peer is only worth it when Go is in the run.
-    let peers = Peers::discover(peers::locate_dir(), opts.impls.contains(&Impl::Go));
-    let mut available = Vec::new();
-    let mut unavailable = Vec::new();
-    let mut notes = Vec::new();
-    for &imp in &opts.impls {
-        let missing = match imp {
-            Impl::Go => peers.go_missing.clone(),
-            Impl::Elixir | Impl::ElixirTuned => peers.elixir_missing.clone(),
-            Impl::Mote | Impl::Tokio => None,
-        };
-        match missing {
-            Some(why) => {
-                notes.push(format!("{imp} skipped: {why}"));
-                eprintln!("note: {imp} skipped: {why}");
-                unavailable.push((imp, why));
-            }
-            None => available.push(imp),
-        }
+            .map(|(_, l)| l.run.len() as u64 * per)
+            .sum()
     }
-    let cores = machine::cores();
-    let (scenarios, sweeps) = plan::plan(&specs, opts.quick, opts.sweeps, cores);
+
+    /// The expected time of the whole plan, ms.
+    pub fn expected_ms(&self, opts: &SuiteOptions) -> f64 {
+        let per = f64::from(opts.runs + opts.warmup);
+        self.scenarios
+            .iter()
+            .flat_map(|(s, l)| l.run.iter().map(move |imp| estimate::run_ms(s, imp)))
+            .sum::<f64>()
+            * per
+    }
+}
+
+fn entries(opts: &SuiteOptions) -> Result<Vec<&'static Entry>> {
+    if opts.workloads.is_empty() {
+        Ok(catalog::WORKLOADS.iter().collect())
+    } else {
+        opts.workloads.iter().map(|w| catalog::lookup(w)).collect()
+    }
+}
+
+/// Plans the suite for `peers` (as discovered).
+pub fn make_plan(opts: &SuiteOptions, peers: &Peers) -> Result<Plan> {
+    let entries = entries(opts)?;
+    let unavailable: Vec<(Impl, String)> = opts
+        .impls
+        .iter()
+        .filter_map(|imp| Some((imp.clone(), peers.missing(imp.base())?)))
+        .collect();
+    let (scenarios, sweeps) = plan::plan(&entries, opts.size, opts.sweeps, machine::cores());
+    let scenarios = scenarios
+        .into_iter()
+        .map(|s| {
+            let l = plan::lineup(&s, &opts.impls, &unavailable);
+            (s, l)
+        })
+        .collect();
+    Ok(Plan {
+        scenarios,
+        sweeps,
+        unavailable,
+    })
+}
+
+/// Runs the suite and returns its results (the other reports are written by the caller).
+/// `results.json` in `opts.out` is rewritten after every run, so a stopped suite keeps what
+/// it measured; the returned results say whether it was stopped (`incomplete`).
+pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResults> {
+    // Building a peer is only worth it when one of its implementations is in the run.
+    let build = opts.impls.iter().any(|i| !i.in_process());
+    let peers = Peers::discover(peers::locate_dir(), build);
+    let plan = make_plan(opts, &peers)?;
+    let mut notes = Vec::new();
+    for (imp, why) in &plan.unavailable {
+        notes.push(format!("{imp} skipped: {why}"));
+        eprintln!("note: {imp} skipped: {why}");
+    }
+    let runs = plan.runs(opts);
+    let expected = plan.expected_ms(opts);
+    eprintln!(
+        "mote-bench: {} scenarios, {runs} runs ({} warm-up + {} measured per scenario and \
+         implementation), {} sizes: expected to take about {} (from times measured on the \
+         2-core reference machine)",
+        plan.scenarios.len(),
+        opts.warmup,
+        opts.runs,
+        opts.size.name(),
+        estimate::human(expected)
+    );
+    let in_run: Vec<&peers::Peer> = PEERS
+        .iter()
+        .filter(|p| {
+            p.impls.iter().any(|pi| {
+                opts.impls.iter().any(|i| i.base() == pi.name)
+                    && !plan.unavailable.iter().any(|(u, _)| u.base() == pi.name)
+            })
+        })
+        .collect();
+    let mut results = SuiteResults {
+        schema: SCHEMA,
+        timestamp: machine::timestamp_now(),
+        command_line,
+        machine: machine::probe(&in_run),
+        config: Config {
+            quick: opts.size == Size::Quick,
+            size: Some(opts.size),
+            runs: opts.runs,
+            warmup: opts.warmup,
+            timeout_s: opts.timeout.as_secs(),
+            impls: opts.impls.clone(),
+            workloads: entries(opts)?
+                .iter()
+                .map(|e| e.spec.name.to_string())
+                .collect(),
+        },
+        notes,
+        sweeps: plan.sweeps.clone(),
+        scenarios: Vec::new(),
+        incomplete: Some(format!("in progress: 0 of {runs} runs")),
+        comparison: None,
+    };
+    std::fs::create_dir_all(&opts.out)
+        .with_context(|| format!("creating {}", opts.out.display()))?;
+    let json = opts.out.join("results.json");
     let exec_opts = ExecOptions {
         runs: opts.runs,
         warmup: opts.warmup,
@@ -73,44 +176,52 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
         exe: std::env::current_exe().context("locating the harness's own executable")?,
         peers,
     };
-    let machine = machine::probe(
-        available.contains(&Impl::Go),
-        available.contains(&Impl::Elixir),
-    );
-    let timestamp = machine::timestamp_now();
-    let total = (scenarios.len() * available.len()) as u64 * u64::from(opts.runs + opts.warmup);
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:32}] {pos}/{len} runs  {msg}")
-            .expect("static progress template")
-            .progress_chars("=> "),
-    );
-    let mut scenario_results =
-        exec::run_all(&scenarios, &available, &unavailable, &exec_opts, &bar);
-    bar.finish_and_clear();
-    fill_stats(&mut scenario_results);
-    notes.extend(skip_notes(&scenario_results, &available));
-    Ok(SuiteResults {
-        schema: SCHEMA,
-        timestamp,
-        command_line,
-        machine,
-        config: Config {
-            quick: opts.quick,
-            runs: opts.runs,
-            warmup: opts.warmup,
-            timeout_s: opts.timeout.as_secs(),
-            impls: opts.impls.clone(),
-            workloads: specs.iter().map(|s| s.name.to_string()).collect(),
-        },
-        notes,
-        sweeps,
-        scenarios: scenario_results,
-    })
+    let mut progress = Progress::new(runs, expected);
+    let mut write_failed = false;
+    let mut record = |scenarios: &mut Vec<ScenarioResult>| {
+        fill_stats(scenarios);
+        let made: usize = scenarios
+            .iter()
+            .flat_map(|s| &s.impls)
+            .map(|r| r.runs.len())
+            .sum();
+        results.incomplete = Some(format!("in progress: {made} of {runs} runs"));
+        results.scenarios = std::mem::take(scenarios);
+        if let Err(e) = report::json::write_atomic(&results, &json) {
+            if !write_failed {
+                eprintln!(
+                    "warning: could not keep {} up to date: {e:#}",
+                    json.display()
+                );
+                write_failed = true;
+            }
+        }
+        *scenarios = std::mem::take(&mut results.scenarios);
+    };
+    let (mut scenarios, stopped) =
+        exec::run_all(&plan.scenarios, &exec_opts, &mut progress, &mut record);
+    progress.finish();
+    fill_stats(&mut scenarios);
+    let made: usize = scenarios
+        .iter()
+        .flat_map(|s| &s.impls)
+        .map(|r| r.runs.len())
+        .sum();
+    results.incomplete = (stopped || interrupt::requested())
+        .then(|| format!("stopped by the user after {made} of {runs} runs"));
+    let available: Vec<Impl> = opts
+        .impls
+        .iter()
+        .filter(|i| !plan.unavailable.iter().any(|(u, _)| u == *i))
+        .cloned()
+        .collect();
+    results.notes.extend(skip_notes(&scenarios, &available));
+    results.scenarios = scenarios;
+    Ok(results)
 }
 
-/// Computes every implementation's statistics from its measured runs, then the ratios to tokio
-/// on the same scenario.
+/// Computes every implementation's statistics from its measured runs, then the ratios to
+/// tokio's default program on the same scenario.
 pub fn fill_stats(results: &mut [ScenarioResult]) {
     for s in results {
         for r in &mut s.impls {
@@ -129,7 +240,7 @@ pub fn fill_stats(results: &mut [ScenarioResult]) {
         let baseline = s
             .impls
             .iter()
-            .find(|r| r.imp == Impl::Tokio)
+            .find(|r| r.imp == Impl::tokio())
             .and_then(|r| r.stats);
         for r in &mut s.impls {
             r.vs_tokio = match (r.stats, baseline) {
@@ -145,11 +256,11 @@ fn skip_notes(results: &[ScenarioResult], available: &[Impl]) -> Vec<String> {
     let skipped = |s: &Status| matches!(s, Status::Skipped { .. });
     available
         .iter()
-        .filter_map(|&imp| {
+        .filter_map(|imp| {
             let statuses: Vec<&Status> = results
                 .iter()
                 .flat_map(|s| &s.impls)
-                .filter(|r| r.imp == imp)
+                .filter(|r| r.imp == *imp)
                 .map(|r| &r.status)
                 .collect();
             match statuses.first() {
@@ -165,7 +276,7 @@ fn skip_notes(results: &[ScenarioResult], available: &[Impl]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Params;
+    use crate::harness::params::Params;
     use model::{ImplResult, Scenario};
 
     fn scenario(statuses: Vec<(Impl, Status)>) -> ScenarioResult {
@@ -189,14 +300,62 @@ mod tests {
         let skip = |r: &str| Status::Skipped { reason: r.into() };
         let results = vec![
             scenario(vec![
-                (Impl::Mote, skip("not wired")),
-                (Impl::Tokio, Status::Ok),
+                (Impl::mote(), skip("not here")),
+                (Impl::tokio(), Status::Ok),
             ]),
-            scenario(vec![(Impl::Mote, skip("later")), (Impl::Tokio, skip("x"))]),
+            scenario(vec![
+                (Impl::mote(), skip("later")),
+                (Impl::tokio(), skip("x")),
+            ]),
         ];
         assert_eq!(
-            skip_notes(&results, &[Impl::Mote, Impl::Tokio]),
-            vec!["mote skipped on every scenario (first: not wired)".to_string()]
+            skip_notes(&results, &[Impl::mote(), Impl::tokio()]),
+            vec!["mote skipped on every scenario (first: not here)".to_string()]
         );
+    }
+
+    fn options(size: Size) -> SuiteOptions {
+        SuiteOptions {
+            size,
+            runs: 3,
+            warmup: 1,
+            impls: vec![Impl::mote(), Impl::tokio()],
+            workloads: vec!["chain".into(), "ring".into()],
+            timeout: Duration::from_secs(60),
+            sweeps: false,
+            out: PathBuf::from("unused"),
+        }
+    }
+
+    #[test]
+    fn the_plan_counts_its_runs_and_adds_up_their_expected_times() {
+        let peers = Peers::fixed(PathBuf::from("/nowhere"), vec![]);
+        let opts = options(Size::Standard);
+        let plan = make_plan(&opts, &peers).unwrap();
+        // chain int and list20 on mote, tokio and tokio:tail_first; ring on mote and tokio.
+        let lineups: Vec<usize> = plan.scenarios.iter().map(|(_, l)| l.run.len()).collect();
+        assert_eq!(lineups, [3, 3, 2]);
+        assert_eq!(plan.runs(&opts), 8 * 4);
+        let by_hand: f64 = plan
+            .scenarios
+            .iter()
+            .flat_map(|(s, l)| l.run.iter().map(move |i| estimate::run_ms(s, i)))
+            .sum::<f64>()
+            * 4.0;
+        assert!((plan.expected_ms(&opts) - by_hand).abs() < 1e-6);
+        let full = make_plan(&options(Size::Full), &peers).unwrap();
+        assert!(full.expected_ms(&opts) > 5.0 * plan.expected_ms(&opts));
+    }
+
+    #[test]
+    fn peers_that_cannot_run_are_planned_as_skipped() {
+        let peers = Peers::fixed(PathBuf::from("/nowhere"), vec![]);
+        let mut opts = options(Size::Quick);
+        opts.impls.push(Impl::named("go"));
+        let plan = make_plan(&opts, &peers).unwrap();
+        assert_eq!(plan.unavailable.len(), 1);
+        let (_, ring) = &plan.scenarios[2];
+        assert_eq!(ring.skipped[0].0, Impl::named("go"));
+        assert_eq!(plan.runs(&opts), 8 * 4);
     }
 }

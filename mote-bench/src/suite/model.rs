@@ -1,9 +1,12 @@
 //! The suite's results as data: what `results.json` holds and every report is drawn from.
 
+use super::compare::Comparison;
+use crate::harness::params::Params;
+use crate::harness::stats::{ImplStats, VsBaseline};
 use crate::impls::Impl;
-use crate::params::Params;
-use crate::stats::{ImplStats, VsBaseline};
+use crate::workloads::spec::Size;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One scenario: a workload, a variant and the parameter values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,9 +89,13 @@ pub struct ImplResult {
     pub runs: Vec<RunRecord>,
     /// Statistics of the measured runs (only when `status` is ok).
     pub stats: Option<ImplStats>,
-    /// Ratios to tokio on the same scenario (when both have statistics).
+    /// Ratios to tokio's default program on the same scenario (when both have statistics).
     pub vs_tokio: Option<VsBaseline>,
 }
+
+/// Runs an implementation needs before its statistics count: fewer measured runs than this
+/// and the reports mark its figures.
+pub const MIN_SAMPLES: usize = 3;
 
 impl ImplResult {
     /// A result with no runs yet.
@@ -158,17 +165,37 @@ pub struct Machine {
     pub rustc: String,
     /// tokio version the harness links.
     pub tokio: String,
-    /// `go version`, when Go is here.
+    /// `go version`, when Go is in the run (also in `versions`; kept for older readers).
     pub go: Option<String>,
-    /// `elixir --version`, when Elixir is here.
+    /// `elixir --version`, when Elixir is in the run (also in `versions`).
     pub elixir: Option<String>,
+    /// Every peer runtime in the run: its toolchain's version.
+    #[serde(default)]
+    pub versions: BTreeMap<String, String>,
+}
+
+impl Machine {
+    /// The peer runtimes' versions, from `versions` or, in files written before it existed,
+    /// from `go` and `elixir`.
+    pub fn peer_versions(&self) -> BTreeMap<String, String> {
+        let mut all = self.versions.clone();
+        for (k, v) in [("go", &self.go), ("elixir", &self.elixir)] {
+            if let Some(v) = v {
+                all.entry(k.to_string()).or_insert_with(|| v.clone());
+            }
+        }
+        all
+    }
 }
 
 /// How the suite was run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
-    /// `--quick` sizes.
+    /// `--quick` sizes (also said by `size`; kept for older readers).
     pub quick: bool,
+    /// The sizes run (files written before sizes existed: `quick` or the full ones).
+    #[serde(default)]
+    pub size: Option<Size>,
     /// Measured runs per scenario and implementation.
     pub runs: u32,
     /// Warm-up runs per scenario and implementation.
@@ -200,6 +227,21 @@ pub struct SuiteResults {
     pub sweeps: Vec<Sweep>,
     /// Every scenario's results, in run order.
     pub scenarios: Vec<ScenarioResult>,
+    /// Set while the suite runs, and when it was stopped: how far it got. `None` in a
+    /// finished run's file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+    /// This run against a saved one (`--compare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+impl Config {
+    /// The sizes run, for files that predate `size`.
+    pub fn size(&self) -> Size {
+        self.size
+            .unwrap_or(if self.quick { Size::Quick } else { Size::Full })
+    }
 }
 
 impl SuiteResults {

@@ -1,14 +1,26 @@
-//! Which scenarios a suite runs: every workload x variant at its default (or `--quick`) sizes,
-//! plus the sweeps. A sweep point equal to a base scenario is run once and serves both.
+//! Which scenarios a suite runs (every workload x variant at the suite's sizes, plus the
+//! sweeps; a sweep point equal to a base scenario is run once and serves both), and which
+//! implementations run each scenario (its lineup).
 
 use super::model::{Metric, Scenario, Sweep};
-use crate::catalog::{self, WorkloadSpec};
-use crate::params::Params;
+use crate::catalog;
+use crate::harness::params::Params;
+use crate::impls::Impl;
+use crate::peers;
+use crate::workloads::spec::{Size, Spec, NO_VARIANT};
+use crate::workloads::Entry;
 
 /// The sweeps of the contract ("chain over M, million over K, workers over W = 1..cores"),
-/// sized for a full or a `--quick` suite on a machine with `cores` cores.
-pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
-    let pick = |full: &[u64], q: &[u64]| if quick { q.to_vec() } else { full.to_vec() };
+/// and over the Rust implementations' options, at `size` on a machine with `cores` cores.
+pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
+    let pick = |quick: &[u64], standard: &[u64], full: &[u64]| {
+        match size {
+            Size::Quick => quick,
+            Size::Standard => standard,
+            Size::Full => full,
+        }
+        .to_vec()
+    };
     vec![
         Sweep {
             name: "chain_m".into(),
@@ -16,7 +28,11 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             workload: "chain".into(),
             variants: vec!["int".into()],
             param: "m".into(),
-            values: pick(&[1_000, 3_000, 10_000, 30_000], &[100, 300, 1_000, 3_000]),
+            values: pick(
+                &[100, 300, 1_000, 3_000],
+                &[300, 1_000, 3_000, 10_000],
+                &[1_000, 3_000, 10_000, 30_000],
+            ),
             metric: Metric::TimeMs,
             log_x: true,
         },
@@ -24,9 +40,13 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             name: "million_k".into(),
             title: "million: peak RSS vs idle processes K".into(),
             workload: "million".into(),
-            variants: vec![catalog::NO_VARIANT.into()],
+            variants: vec![NO_VARIANT.into()],
             param: "k".into(),
-            values: pick(&[10_000, 100_000, 1_000_000], &[2_000, 20_000, 200_000]),
+            values: pick(
+                &[2_000, 20_000, 200_000],
+                &[20_000, 200_000, 1_000_000],
+                &[10_000, 100_000, 1_000_000],
+            ),
             metric: Metric::RssMb,
             log_x: true,
         },
@@ -34,9 +54,13 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             name: "call_callers".into(),
             title: "call: time vs concurrent clients, callers (Rust only)".into(),
             workload: "call".into(),
-            variants: vec![catalog::NO_VARIANT.into()],
+            variants: vec![NO_VARIANT.into()],
             param: "callers".into(),
-            values: pick(&[1, 10, 100, 1_000, 10_000], &[1, 100, 10_000]),
+            values: pick(
+                &[1, 100, 10_000],
+                &[1, 100, 10_000],
+                &[1, 10, 100, 1_000, 10_000],
+            ),
             metric: Metric::TimeMs,
             log_x: true,
         },
@@ -46,7 +70,7 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             workload: "copy".into(),
             variants: vec!["par".into()],
             param: "chunks".into(),
-            values: pick(&[1, 2, 4, 8], &[1, 4]),
+            values: pick(&[1, 4], &[1, 4], &[1, 2, 4, 8]),
             metric: Metric::TimeMs,
             log_x: false,
         },
@@ -66,46 +90,48 @@ pub fn sweeps(quick: bool, cores: usize) -> Vec<Sweep> {
             workload: "workers".into(),
             variants: vec!["push".into(), "steal".into()],
             param: "batch".into(),
-            values: pick(&[1, 10, 100, 1_000], &[1, 100]),
+            values: pick(&[1, 100], &[1, 100], &[1, 10, 100, 1_000]),
             metric: Metric::TimeMs,
             log_x: true,
         },
     ]
 }
 
-/// The scenarios for `workloads` (in catalog order), with the sweeps whose workload is among
-/// them. Returns the scenarios and the sweeps kept.
+/// The scenarios for `workloads` (in catalog order) at `size`, with the sweeps whose workload
+/// is among them. Returns the scenarios and the sweeps kept.
 pub fn plan(
-    workloads: &[&'static WorkloadSpec],
-    quick: bool,
+    workloads: &[&'static Entry],
+    size: Size,
     sweeps_on: bool,
     cores: usize,
 ) -> (Vec<Scenario>, Vec<Sweep>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     for w in workloads {
-        for v in w.variant_names() {
+        for v in w.spec.variant_names() {
             scenarios.push(Scenario {
-                workload: w.name.into(),
+                workload: w.spec.name.into(),
                 variant: v.into(),
-                params: w.base_params(quick),
+                params: w.spec.params_at(size),
                 base: true,
                 sweeps: Vec::new(),
             });
         }
     }
     let kept: Vec<Sweep> = if sweeps_on {
-        sweeps(quick, cores)
+        sweeps(size, cores)
             .into_iter()
-            .filter(|s| workloads.iter().any(|w| w.name == s.workload))
+            .filter(|s| workloads.iter().any(|w| w.spec.name == s.workload))
             .collect()
     } else {
         Vec::new()
     };
     for sweep in &kept {
-        let spec = catalog::find(&sweep.workload).expect("sweeps name catalog workloads");
+        let spec = catalog::find(&sweep.workload)
+            .expect("sweeps name catalog workloads")
+            .spec;
         for variant in &sweep.variants {
             for &value in &sweep.values {
-                let params = sweep_point(spec, quick, &sweep.param, value);
+                let params = sweep_point(spec, size, &sweep.param, value);
                 add_point(&mut scenarios, spec.name, variant, params, &sweep.name);
             }
         }
@@ -114,15 +140,15 @@ pub fn plan(
     let order = |s: &Scenario| {
         catalog::WORKLOADS
             .iter()
-            .position(|w| w.name == s.workload)
+            .position(|w| w.spec.name == s.workload)
             .unwrap_or(usize::MAX)
     };
     scenarios.sort_by_key(order);
     (scenarios, kept)
 }
 
-fn sweep_point(spec: &WorkloadSpec, quick: bool, param: &str, value: u64) -> Params {
-    let mut params = spec.base_params(quick);
+fn sweep_point(spec: &Spec, size: Size, param: &str, value: u64) -> Params {
+    let mut params = spec.params_at(size);
     if !params.set(param, value) {
         // An option outside the contract's table: named even at its neutral value, so
         // every point of the sweep has an x.
@@ -159,6 +185,66 @@ fn add_point(
     });
 }
 
+/// Who runs a scenario: the implementations to run, in interleaving order, and those left
+/// out with the reason.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lineup {
+    /// The implementations that run it.
+    pub run: Vec<Impl>,
+    /// The implementations left out, and why.
+    pub skipped: Vec<(Impl, String)>,
+}
+
+/// The lineup of `s` for the implementations `asked`, of which `unavailable` cannot run here.
+///
+/// A base implementation brings its styles for the workload along on base scenarios (the
+/// sweeps show the default programs); a style asked for by name runs wherever the workload
+/// has it. A peer implementation is left out of workloads outside its `only` list, and of
+/// scenarios that set an option (the peers take none).
+pub fn lineup(s: &Scenario, asked: &[Impl], unavailable: &[(Impl, String)]) -> Lineup {
+    let mut lineup = Lineup::default();
+    let spec = catalog::find(&s.workload).map(|e| e.spec);
+    let has_style = |imp: &Impl, style: &str| {
+        spec.is_some_and(|sp| sp.styles_of(imp.base()).any(|st| st.name == style))
+    };
+    for imp in asked {
+        if let Some((_, why)) = unavailable.iter().find(|(u, _)| u == imp) {
+            lineup.skipped.push((imp.clone(), why.clone()));
+        } else if let Some(why) = peer_leaves_out(imp, s, spec) {
+            lineup.skipped.push((imp.clone(), why));
+        } else if let Some(style) = imp.style() {
+            if has_style(imp, style) {
+                lineup.run.push(imp.clone());
+            }
+        } else {
+            lineup.run.push(imp.clone());
+            if s.base {
+                let styles = spec.into_iter().flat_map(|sp| sp.styles_of(imp.base()));
+                lineup.run.extend(styles.map(|st| imp.with_style(st.name)));
+            }
+        }
+    }
+    lineup.run.sort();
+    lineup.run.dedup();
+    lineup
+}
+
+/// Why peer implementation `imp` does not run `s`, if it does not.
+fn peer_leaves_out(imp: &Impl, s: &Scenario, spec: Option<&Spec>) -> Option<String> {
+    if imp.in_process() {
+        return None;
+    }
+    if let Some((_, pi)) = peers::find_impl(imp.base()) {
+        if !pi.only.is_empty() && !pi.only.contains(&s.workload.as_str()) {
+            return Some(format!("{imp} runs only {}", pi.only.join(", ")));
+        }
+    }
+    let option = spec?.options.iter().find(|o| s.params.get(o).is_ok())?;
+    Some(format!(
+        "{imp} does not take the option {option} (only the Rust implementations do)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,7 +253,7 @@ mod tests {
     fn sweep_points_equal_to_base_scenarios_are_shared() {
         let (scenarios, sweeps) = plan(
             &catalog::WORKLOADS.iter().collect::<Vec<_>>(),
-            true,
+            Size::Quick,
             true,
             2,
         );
@@ -216,9 +302,72 @@ mod tests {
     #[test]
     fn filtered_workloads_drop_their_sweeps() {
         let only = [catalog::find("pingpong").unwrap()];
-        let (scenarios, sweeps) = plan(&only, false, true, 4);
+        let (scenarios, sweeps) = plan(&only, Size::Full, true, 4);
         assert!(sweeps.is_empty());
         assert_eq!(scenarios.len(), 1);
         assert_eq!(scenarios[0].params.to_kv_string(), "r=1000000");
+    }
+
+    fn base(workload: &str) -> Scenario {
+        let spec = catalog::find(workload).unwrap().spec;
+        Scenario {
+            workload: workload.into(),
+            variant: spec.variant_names()[0].into(),
+            params: spec.params_at(Size::Quick),
+            base: true,
+            sweeps: vec![],
+        }
+    }
+
+    fn names(imps: &[Impl]) -> Vec<&str> {
+        imps.iter().map(Impl::name).collect()
+    }
+
+    #[test]
+    fn base_implementations_bring_their_styles_to_base_scenarios() {
+        let asked = [Impl::mote(), Impl::tokio(), Impl::named("go")];
+        let chain = base("chain");
+        let l = lineup(&chain, &asked, &[]);
+        assert_eq!(names(&l.run), ["mote", "tokio", "tokio:tail_first", "go"]);
+        let mut point = chain.clone();
+        point.base = false;
+        assert_eq!(
+            names(&lineup(&point, &asked, &[]).run),
+            ["mote", "tokio", "go"]
+        );
+        // A style asked for by name runs where the workload has it, and nowhere else.
+        let only_style = [Impl::tokio().with_style("tail_first")];
+        assert_eq!(
+            names(&lineup(&point, &only_style, &[]).run),
+            ["tokio:tail_first"]
+        );
+        assert!(lineup(&base("ring"), &only_style, &[]).run.is_empty());
+    }
+
+    #[test]
+    fn peers_are_left_out_where_they_cannot_run() {
+        let tuned = Impl::named("elixir_tuned");
+        let asked = [Impl::tokio(), Impl::named("go"), tuned.clone()];
+        let ring = lineup(&base("ring"), &asked, &[]);
+        assert_eq!(names(&ring.run), ["tokio", "go"]);
+        assert_eq!(ring.skipped[0].0, tuned);
+        assert!(
+            ring.skipped[0].1.contains("runs only million"),
+            "{:?}",
+            ring.skipped
+        );
+        let mut copy = base("copy");
+        copy.variant = "par".into();
+        copy.params.push("chunks", 4);
+        let l = lineup(&copy, &asked, &[]);
+        assert_eq!(names(&l.run), ["tokio"]);
+        assert!(l.skipped.iter().any(|(i, why)| i.name() == "go"
+            && why == "go does not take the option chunks (only the Rust implementations do)"));
+        let gone = [(Impl::named("go"), "`go` is not on PATH".to_string())];
+        let l = lineup(&base("ring"), &asked[..2], &gone);
+        assert_eq!(
+            l.skipped,
+            vec![(Impl::named("go"), "`go` is not on PATH".into())]
+        );
     }
 }

@@ -1,0 +1,100 @@
+//! A run against a saved one (`--compare OLD`): for every scenario and implementation both
+//! measured, the ratio of the median times with its bootstrap interval
+//! ([`crate::harness::bootstrap`]), and whether that interval shows a change.
+
+use super::model::{ImplResult, SuiteResults};
+use crate::harness::bootstrap::{ratio_of_medians, RatioCi, Verdict};
+use crate::impls::Impl;
+use serde::{Deserialize, Serialize};
+
+/// One scenario and implementation in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRow {
+    /// The scenario as people read it (`chain int m=3000 n=3000`).
+    pub scenario: String,
+    /// The implementation.
+    #[serde(rename = "impl")]
+    pub imp: Impl,
+    /// Measured runs in this run.
+    pub new_runs: usize,
+    /// Measured runs in the saved run.
+    pub old_runs: usize,
+    /// This run's median time over the saved run's, with its interval.
+    pub time: RatioCi,
+    /// What the interval says.
+    pub verdict: Verdict,
+}
+
+/// This run against a saved one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The saved run's file, as given.
+    pub against: String,
+    /// When the saved run started.
+    pub against_timestamp: String,
+    /// One row per scenario and implementation measured in both, in this run's order.
+    pub rows: Vec<CompareRow>,
+    /// Scenario and implementation pairs measured in only one of the two.
+    pub unmatched: usize,
+}
+
+impl Comparison {
+    /// The rows whose interval lies wholly above 1.
+    pub fn slower(&self) -> impl Iterator<Item = &CompareRow> {
+        self.rows.iter().filter(|r| r.verdict == Verdict::Slower)
+    }
+}
+
+fn measured(r: &ImplResult) -> Vec<f64> {
+    r.runs
+        .iter()
+        .filter(|run| !run.warmup)
+        .map(|run| run.wall_ms)
+        .collect()
+}
+
+/// Compares `new` with `old` (read from `against`).
+pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Comparison {
+    let mut rows = Vec::new();
+    let mut matched = 0;
+    let pairs = |r: &SuiteResults| {
+        r.scenarios
+            .iter()
+            .map(|s| s.impls.iter().filter(|i| !measured(i).is_empty()).count())
+            .sum::<usize>()
+    };
+    for s in &new.scenarios {
+        let sc = &s.scenario;
+        let Some(o) = old
+            .scenarios
+            .iter()
+            .find(|o| o.scenario.same_as(&sc.workload, &sc.variant, &sc.params))
+        else {
+            continue;
+        };
+        for r in &s.impls {
+            let Some(or) = o.impls.iter().find(|or| or.imp == r.imp) else {
+                continue;
+            };
+            let (nt, ot) = (measured(r), measured(or));
+            let Some(time) = ratio_of_medians(&nt, &ot) else {
+                continue;
+            };
+            matched += 1;
+            rows.push(CompareRow {
+                scenario: sc.label(),
+                imp: r.imp.clone(),
+                new_runs: nt.len(),
+                old_runs: ot.len(),
+                verdict: time.verdict(),
+                time,
+            });
+        }
+    }
+    Comparison {
+        against: against.to_string(),
+        against_timestamp: old.timestamp.clone(),
+        rows,
+        unmatched: (pairs(new) + pairs(old)).saturating_sub(2 * matched),
+    }
+}
