@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("call", nil, []string{"r"}, runCall) }
+
 // callReq is one synchronous request: the argument and the channel the
 // server answers on.
 type callReq struct {

@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("chain", []string{"int", "list20"}, []string{"m", "n"}, runChain) }
+
 // relayBuf is the capacity of each relay's inbox. An Erlang mailbox is
 // unbounded; a buffered channel of modest size plays that part here: it lets
 // a relay hand on a burst of messages without a goroutine switch per message,

@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("copy", []string{"seq", "par"}, []string{"n", "r"}, runCopy) }
+
 // uniq is an order-preserving dedup.
 func uniq(xs []int64) []int64 {
 	seen := make(map[int64]struct{})

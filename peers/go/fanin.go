@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("fanin", nil, []string{"s", "n"}, runFanin) }
+
 // faninBuf is the capacity of the receiver's inbox. It stands in for the
 // unbounded mailbox: big enough that S busy senders rarely wait on the one
 // receiver, small enough not to matter for memory.

@@ -3,10 +3,14 @@
 //
 //	mote-peer-go W V k=v ...
 //
-// W is the workload, V its variant ("-" when it has none); params left out
-// take the contract's full-size defaults. Exactly one RESULT line goes to
-// stdout; everything else goes to stderr. A wrong answer exits with status 1,
-// a usage error (unknown workload, variant or param) with status 2.
+// W is the workload, V its variant ("-" when it has none), and every one of
+// the workload's parameters is given as k=v: the sizes live in the harness's
+// catalog (`mote-bench list`), which passes them all. Exactly one RESULT line
+// goes to stdout; everything else goes to stderr. A wrong answer exits with
+// status 1, a usage error (unknown workload, variant or param, or a missing
+// param) with status 2.
+//
+// Each workload is one file that registers itself in an init function.
 //
 // Standard library only; written to build with Go 1.19 or newer (Debian 12
 // ships 1.19), so no range-over-int and no min/max builtins.
@@ -20,12 +24,6 @@ import (
 	"time"
 )
 
-// param is one workload parameter with its full-size default.
-type param struct {
-	name string
-	def  int
-}
-
 // outcome is what a workload reports back: its own measured time plus any
 // extra figures (already formatted as key=value) that follow wall_ms.
 type outcome struct {
@@ -35,22 +33,17 @@ type outcome struct {
 
 type workload struct {
 	variants []string // nil: the workload has no variant ("-")
-	params   []param  // in the contract's table order
+	params   []string // in the contract's table order
 	run      func(variant string, p map[string]int) outcome
 }
 
-var workloads = map[string]workload{
-	"chain":    {[]string{"int", "list20"}, []param{{"m", 10000}, {"n", 10000}}, runChain},
-	"million":  {nil, []param{{"k", 1000000}}, runMillion},
-	"spawn":    {nil, []param{{"k", 1000000}}, runSpawn},
-	"pingpong": {nil, []param{{"r", 1000000}}, runPingpong},
-	"ring":     {nil, []param{{"t", 10000000}, {"p", 503}}, runRing},
-	"skynet":   {nil, []param{{"l", 1000000}}, runSkynet},
-	"fanin":    {nil, []param{{"s", 100}, {"n", 10000000}}, runFanin},
-	"call":     {nil, []param{{"r", 1000000}}, runCall},
-	"parsum":   {[]string{"serial", "spawn", "pool"}, []param{{"r", 100000}, {"reps", 100}}, runParsum},
-	"copy":     {[]string{"seq", "par"}, []param{{"n", 1000000}, {"r", 5}}, runCopy},
-	"workers":  {[]string{"serial", "master_slave", "push", "steal"}, []param{{"w", 2}, {"n", 50000}}, runWorkers},
+// workloads is filled by the workload files' init functions.
+var workloads = map[string]workload{}
+
+// register adds a workload: its variants (nil when it has none), its params
+// in the order the RESULT line prints them, and its run function.
+func register(name string, variants []string, params []string, run func(string, map[string]int) outcome) {
+	workloads[name] = workload{variants, params, run}
 }
 
 // usage reports a usage error and exits with status 2.
@@ -95,17 +88,18 @@ func main() {
 	}
 
 	p := make(map[string]int, len(w.params))
-	for _, pr := range w.params {
-		p[pr.name] = pr.def
-	}
 	for _, kv := range args[2:] {
 		eq := strings.IndexByte(kv, '=')
 		if eq <= 0 {
 			usage("param %q is not k=v", kv)
 		}
 		k, v := kv[:eq], kv[eq+1:]
-		if _, known := p[k]; !known {
-			usage("unknown param %q for %s", k, name)
+		known := false
+		for _, name := range w.params {
+			known = known || name == k
+		}
+		if !known {
+			usage("unknown param %q for %s (params: %s)", k, name, strings.Join(w.params, ", "))
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -113,13 +107,18 @@ func main() {
 		}
 		p[k] = n
 	}
+	for _, k := range w.params {
+		if _, given := p[k]; !given {
+			usage("%s needs every param (%s): %s is missing", name, strings.Join(w.params, ", "), k)
+		}
+	}
 
 	out := w.run(variant, p)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "RESULT bench=%s impl=go variant=%s", name, variant)
-	for _, pr := range w.params {
-		fmt.Fprintf(&b, " %s=%d", pr.name, p[pr.name])
+	for _, k := range w.params {
+		fmt.Fprintf(&b, " %s=%d", k, p[k])
 	}
 	fmt.Fprintf(&b, " wall_ms=%s", ms(out.wall))
 	for _, e := range out.extras {

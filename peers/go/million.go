@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("million", nil, []string{"k"}, runMillion) }
+
 // million: spawn K goroutines, each blocked on its own inbox; then main sends
 // each one message, each replies "done" and ends; main receives K replies.
 //

@@ -2,6 +2,10 @@ package main
 
 import "time"
 
+func init() {
+	register("parsum", []string{"serial", "spawn", "pool"}, []string{"r", "reps"}, runParsum)
+}
+
 const chunkSize = 100
 
 func sumInts(xs []int64) int64 {

@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("pingpong", nil, []string{"r"}, runPingpong) }
+
 type tally struct{ trips, bad int }
 
 // pingpong: goroutines A and B (not main). A sends i to B, B answers i,

@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("ring", nil, []string{"t", "p"}, runRing) }
+
 // ringNode is process j: it passes v-1 on for every token v > 0 and reports
 // its index to main when it gets 0.
 func ringNode(j int, in <-chan int, next chan<- int, report chan<- int) {

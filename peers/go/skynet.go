@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("skynet", nil, []string{"l"}, runSkynet) }
+
 // skynet is one tree node covering leaves [off, off+size): a leaf replies off,
 // an inner node spawns 10 children, sums their replies and replies the sum.
 // Each node's inbox holds its 10 replies, so children end as soon as they

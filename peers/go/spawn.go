@@ -2,6 +2,8 @@ package main
 
 import "time"
 
+func init() { register("spawn", nil, []string{"k"}, runSpawn) }
+
 // spawn: main starts K short-lived goroutines one after another; each sends
 // "done" to main and ends; main then receives the K replies. The reply
 // channel holds all K (struct{} elements take no buffer space), so each

@@ -2,6 +2,10 @@ package main
 
 import "time"
 
+func init() {
+	register("workers", []string{"serial", "master_slave", "push", "steal"}, []string{"w", "n"}, runWorkers)
+}
+
 // pushBuf is the capacity of each pushed-to worker's inbox, standing in for
 // its mailbox: the master can run well ahead of a busy worker.
 const pushBuf = 256
