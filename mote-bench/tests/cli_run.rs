@@ -2,7 +2,9 @@
 //! contract's exit statuses; a tiny suite writes its three reports.
 
 use mote_bench::harness::result_line::ResultLine;
-use std::process::Command;
+use mote_bench::suite::model::SuiteResults;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 fn bench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mote-bench"))
@@ -174,5 +176,68 @@ fn a_tiny_suite_writes_three_reports() {
     assert_eq!(tokio.imp, mote_bench::impls::Impl::tokio());
     assert_eq!(tokio.runs.len(), 2);
     assert_eq!(tokio.stats.unwrap().time.n, 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_stops_the_suite_and_keeps_what_was_measured() {
+    let dir = std::env::temp_dir().join(format!("mote-bench-sigint-{}", std::process::id()));
+    let json = dir.join("results.json");
+    // Far more runs than the test waits for: the suite is still running when it is stopped.
+    let mut child = bench()
+        .args([
+            "--quick",
+            "--impls",
+            "tokio",
+            "--workloads",
+            "ring",
+            "--no-sweeps",
+            "--runs",
+            "100000",
+            "--warmup",
+            "0",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first run to be on disk (bounded, so a broken harness fails, not hangs).
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let measured = |r: &SuiteResults| {
+        r.scenarios
+            .iter()
+            .flat_map(|s| &s.impls)
+            .map(|i| i.runs.len())
+            .sum::<usize>()
+    };
+    loop {
+        if let Ok(r) = mote_bench::report::json::read(&json) {
+            if measured(&r) > 0 {
+                break;
+            }
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the suite ended by itself"
+        );
+        assert!(Instant::now() < deadline, "no run reached results.json");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory-safety preconditions; the pid is our live child's.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let r = mote_bench::report::json::read(&json).unwrap();
+    let why = r.incomplete.clone().expect("marked incomplete");
+    assert!(why.starts_with("stopped by the user after"), "{why}");
+    assert!(measured(&r) >= 1);
+    assert!(r.scenarios[0].impls[0].stats.is_some());
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Incomplete run"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INCOMPLETE: stopped by the user"));
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -1,6 +1,7 @@
 //! Report writing on a synthetic suite: the JSON round-trips through serde, the HTML holds an
 //! inline <svg> per chart and a row per implementation, the .svg files exist.
 
+use mote_bench::harness::bootstrap::Verdict;
 use mote_bench::harness::params::Params;
 use mote_bench::impls::Impl;
 use mote_bench::report::{self, charts, console};
@@ -233,4 +234,81 @@ fn console_table_has_a_row_per_implementation() {
     assert!(tokio_row.contains("10.0 MB"), "{tokio_row}");
     assert!(tokio_row.contains("1.00x"), "{tokio_row}");
     assert!(table.contains("mote          skipped (the mote implementation"));
+}
+
+#[test]
+fn comparison_flags_the_slower_implementations_only() {
+    let old = synthetic();
+    let mut new = synthetic();
+    // go got 1.5x slower on chain int; tokio stayed where it was.
+    for run in &mut new.scenarios[0].impls[2].runs {
+        run.wall_ms *= 1.5;
+    }
+    fill_stats(&mut new.scenarios);
+    let c = mote_bench::suite::compare::compare(&new, &old, "old/results.json");
+    let row = |imp: &str, scenario: &str| {
+        c.rows
+            .iter()
+            .find(|r| r.imp.name() == imp && r.scenario == scenario)
+            .unwrap()
+    };
+    let go = row("go", "chain int m=1000 n=1000");
+    assert!((go.time.ratio - 1.5).abs() < 1e-12);
+    assert_eq!(go.verdict, Verdict::Slower);
+    let tokio = row("tokio", "chain int m=1000 n=1000");
+    assert_eq!((tokio.time.ratio, tokio.verdict), (1.0, Verdict::Same));
+    // Skipped and failed implementations have nothing to compare.
+    assert_eq!(c.rows.len(), 4);
+    assert_eq!(c.slower().count(), 1);
+    let text = mote_bench::report::compare::render(&c);
+    let go_line = text.lines().find(|l| l.contains(" go ")).unwrap();
+    assert!(
+        go_line.contains("1.50x") && go_line.ends_with("SLOWER"),
+        "{go_line}"
+    );
+    assert!(text.contains("1 of 4 slower"), "{text}");
+    // The comparison travels in results.json and shows in the HTML.
+    new.comparison = Some(c);
+    let dir = temp_dir("compare");
+    let written = report::write_all(&new, &dir).unwrap();
+    assert_eq!(report::json::read(&written.json).unwrap(), new);
+    let html = std::fs::read_to_string(&written.html).unwrap();
+    assert!(html.contains("Compared with a saved run") && html.contains("SLOWER"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn figures_from_fewer_than_three_runs_are_marked() {
+    let r = synthetic();
+    let table = console::render(&r);
+    // chain list20's tokio has 2 measured runs, chain int's 3.
+    assert!(table.contains("14.50 ms †"), "{table}");
+    assert!(table.contains("11.00 ms "), "{table}");
+    assert!(!table.contains("11.00 ms †"));
+    assert!(table.contains("† fewer than 3 measured runs"));
+    let html = report::html::render(&r, &charts::all(&r).unwrap());
+    assert!(html.contains("<td>14.50 ms †</td>"));
+    // The chart draws the 2-run box hollow and says how many runs it has.
+    let chain = charts::workload_chart(&r, "chain").unwrap().unwrap();
+    assert!(chain.svg.contains("n=2"), "no run count on the thin box");
+}
+
+#[test]
+fn a_dwarfing_runtime_puts_the_chart_on_a_log_axis() {
+    let mut r = synthetic();
+    let log_label = "wall time (log scale)";
+    assert!(!charts::workload_chart(&r, "chain")
+        .unwrap()
+        .unwrap()
+        .svg
+        .contains(log_label));
+    for run in &mut r.scenarios[0].impls[2].runs {
+        run.wall_ms *= 100.0;
+    }
+    fill_stats(&mut r.scenarios);
+    assert!(charts::workload_chart(&r, "chain")
+        .unwrap()
+        .unwrap()
+        .svg
+        .contains(log_label));
 }

@@ -28,6 +28,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rewrites_replace_the_file_whole_and_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("mote-bench-json-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.json");
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results/otp/results.json");
+        let mut r = read(&docs).unwrap();
+        r.incomplete = Some("in progress: 1 of 9 runs".into());
+        write_atomic(&r, &path).unwrap();
+        assert_eq!(read(&path).unwrap().incomplete, r.incomplete);
+        r.incomplete = None;
+        r.scenarios.truncate(1);
+        write_atomic(&r, &path).unwrap();
+        let back = read(&path).unwrap();
+        assert_eq!((back.incomplete, back.scenarios.len()), (None, 1));
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["results.json"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn the_committed_reports_of_older_versions_still_read() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
         for run in ["full", "beam", "otp"] {

@@ -376,4 +376,41 @@ mod tests {
         let t = interpret(&timed_out, &Impl::named("go"), &s, false);
         assert!(matches!(t, Attempt::Failed { ref reason, .. } if reason.contains("timed out")));
     }
+
+    #[test]
+    fn an_interrupted_run_counts_for_nothing() {
+        let mut run = finished(
+            0,
+            "RESULT bench=chain impl=tokio variant=int m=10 n=20 wall_ms=1\n",
+        );
+        run.interrupted = true;
+        run.exit = Exit::Signal(libc::SIGKILL);
+        assert_eq!(
+            interpret(&run, &Impl::tokio(), &scenario(), false),
+            Attempt::Interrupted
+        );
+    }
+
+    #[test]
+    fn styles_and_peer_flavours_are_matched_by_their_result_names() {
+        let s = scenario();
+        let styled = "RESULT bench=chain impl=tokio:tail_first variant=int m=10 n=20 wall_ms=2\n";
+        let tail_first = Impl::tokio().with_style("tail_first");
+        assert!(matches!(
+            interpret(&finished(0, styled), &tail_first, &s, false),
+            Attempt::Ran(_)
+        ));
+        // The default program's line does not stand for the style's.
+        let plain = "RESULT bench=chain impl=tokio variant=int m=10 n=20 wall_ms=2\n";
+        assert!(matches!(
+            interpret(&finished(0, plain), &tail_first, &s, false),
+            Attempt::Failed { .. }
+        ));
+        // Both Elixir flavours print impl=elixir; the tuned one's own parameter is an extra.
+        let tuned = "RESULT bench=chain impl=elixir variant=int m=10 n=20 tuned=1 wall_ms=2\n";
+        match interpret(&finished(0, tuned), &Impl::named("elixir_tuned"), &s, false) {
+            Attempt::Ran(r) => assert_eq!(r.extras, vec![("tuned".into(), "1".into())]),
+            other => panic!("{other:?}"),
+        }
+    }
 }
