@@ -6,7 +6,7 @@ use crate::workloads::spec::Size;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// mote-bench: the seeds' experiments reproduced side by side on mote, raw tokio, Go and the BEAM.
+/// mote-bench: the write-ups' experiments reproduced side by side on mote, raw tokio, Go and the BEAM.
 #[derive(Debug, Parser)]
 #[command(name = "mote-bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {

@@ -171,13 +171,17 @@ fn legend(
     let font = ("sans-serif", 13).into_font();
     for (i, e) in entries.iter().enumerate() {
         let y = 48 + 20 * i as i32;
-        let (dash, gap) = if e.dashed { (4, 3) } else { (16, 1) };
-        area.draw(&DashedPathElement::new(
-            vec![(6, y), (24, y)],
-            dash,
-            gap,
-            e.color.stroke_width(6),
-        ))
+        let swatch = vec![(6, y), (24, y)];
+        if e.dashed {
+            area.draw(&DashedPathElement::new(
+                swatch,
+                4,
+                3,
+                e.color.stroke_width(4),
+            ))
+        } else {
+            area.draw(&PathElement::new(swatch, e.color.stroke_width(6)))
+        }
         .map_err(plot_err)?;
         area.draw(&Text::new(e.name.clone(), (30, y - 7), font.clone()))
             .map_err(plot_err)?;
@@ -326,10 +330,12 @@ pub fn workload_chart(results: &SuiteResults, workload: &str) -> Result<Option<C
                     }))
                     .map_err(plot_err)?;
                 if thin {
+                    // Above the whisker's cap (text hangs below its anchor).
+                    let above = q(1.0) + (y.hi - y.lo) * 0.07;
                     chart
                         .draw_series([Text::new(
                             format!("n={}", xs.len()),
-                            (x0, q(1.0)),
+                            (x0, above),
                             ("sans-serif", 11).into_font().color(&BLACK),
                         )])
                         .map_err(plot_err)?;

@@ -47,7 +47,7 @@ pub fn render(results: &SuiteResults, charts: &[Chart]) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>mote-bench results</title><style>{STYLE}</style></head><body>\n\
-         <h1>mote-bench</h1><p class=\"summary\">The seeds' experiments side by side on mote, \
+         <h1>mote-bench</h1><p class=\"summary\">The write-ups' experiments side by side on mote, \
          raw tokio, Go and the BEAM. {}</p>\n",
         escape(&results.timestamp)
     );
