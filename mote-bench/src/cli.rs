@@ -121,6 +121,9 @@ pub struct SuiteArgs {
     /// Skip the sweeps (chain over M, million over K, workers over W...).
     #[arg(long)]
     pub no_sweeps: bool,
+    /// Print the plan (scenarios, runs, expected duration) and exit without running it.
+    #[arg(long)]
+    pub dry_run: bool,
     /// A saved run's results.json: print each scenario's time ratio to it with a confidence
     /// interval, and flag the slower ones.
     #[arg(long, value_name = "OLD_RESULTS_JSON")]

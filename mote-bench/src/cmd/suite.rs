@@ -63,6 +63,14 @@ pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
 
 fn run(args: SuiteArgs) -> Result<ExitCode> {
     let opts = options(&args)?;
+    if args.dry_run {
+        let plan = suite::dry_plan(&opts)?;
+        for (imp, why) in &plan.unavailable {
+            eprintln!("note: {imp} would be skipped: {why}");
+        }
+        suite::announce(&plan, &opts, true);
+        return Ok(ExitCode::SUCCESS);
+    }
     // Read before hours of running, so a bad path fails at once.
     let old = args
         .compare

@@ -109,6 +109,40 @@ pub fn make_plan(opts: &SuiteOptions, peers: &Peers) -> Result<Plan> {
     })
 }
 
+/// Discovers the peers (without building any) and plans the suite.
+pub fn dry_plan(opts: &SuiteOptions) -> Result<Plan> {
+    make_plan(opts, &Peers::discover(peers::locate_dir(), false))
+}
+
+/// Says on stderr what the plan runs and how long it should take; with `each`, one line per
+/// scenario too.
+pub fn announce(plan: &Plan, opts: &SuiteOptions, each: bool) {
+    let per = f64::from(opts.runs + opts.warmup);
+    if each {
+        for (s, l) in &plan.scenarios {
+            let imps: Vec<&str> = l.run.iter().map(Impl::name).collect();
+            let ms: f64 = l.run.iter().map(|i| estimate::run_ms(s, i)).sum();
+            eprintln!(
+                "{:<44} {:>7}  {}",
+                s.label(),
+                estimate::human(ms * per),
+                imps.join(" ")
+            );
+        }
+    }
+    eprintln!(
+        "mote-bench: {} scenarios, {} runs ({} warm-up + {} measured per scenario and \
+         implementation), {} sizes: expected to take about {} (from times measured on the \
+         2-core reference machine)",
+        plan.scenarios.len(),
+        plan.runs(opts),
+        opts.warmup,
+        opts.runs,
+        opts.size.name(),
+        estimate::human(plan.expected_ms(opts))
+    );
+}
+
 /// Runs the suite and returns its results (the other reports are written by the caller).
 /// `results.json` in `opts.out` is rewritten after every run, so a stopped suite keeps what
 /// it measured; the returned results say whether it was stopped (`incomplete`).
@@ -124,16 +158,7 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
     }
     let runs = plan.runs(opts);
     let expected = plan.expected_ms(opts);
-    eprintln!(
-        "mote-bench: {} scenarios, {runs} runs ({} warm-up + {} measured per scenario and \
-         implementation), {} sizes: expected to take about {} (from times measured on the \
-         2-core reference machine)",
-        plan.scenarios.len(),
-        opts.warmup,
-        opts.runs,
-        opts.size.name(),
-        estimate::human(expected)
-    );
+    announce(&plan, opts, false);
     let in_run: Vec<&peers::Peer> = PEERS
         .iter()
         .filter(|p| {

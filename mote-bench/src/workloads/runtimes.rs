@@ -8,10 +8,24 @@
 //! its own, after a known number of messages or on an explicit stop message.
 //!
 //! tokio: main is a task on the multi-thread runtime `#[tokio::main]` builds (one worker per
-//! core, all drivers enabled).
+//! core, all drivers enabled), or on the current-thread runtime for the
+//! [`CURRENT_THREAD`] style.
 
+use super::spec::Style;
+use super::Tokio;
 use anyhow::Result;
 use std::future::Future;
+
+/// The style that runs a workload's tokio program on the current-thread runtime. Every
+/// runtime in the suite gets every core (Go's GOMAXPROCS, the BEAM's schedulers and mote's
+/// scheduler threads are one per core), so this is a style, not the default, even where it
+/// is faster: it shows what the multi-thread scheduler costs a sequential exchange.
+pub const CURRENT_THREAD: Style = Style {
+    imp: "tokio",
+    name: "current_thread",
+    summary: "the same program on tokio's current-thread runtime (one thread, where the other \
+              runtimes get every core)",
+};
 
 /// Runs a workload's main as mote's root process and waits for it. A main that ends any
 /// other way than returning (a panic, a kill) is reported with its exit reason.
@@ -26,24 +40,30 @@ where
         .map_err(|reason| anyhow::anyhow!("mote main process ended abnormally: {reason}"))?
 }
 
-/// Runs a workload's main as a task on a multi-thread tokio runtime with one worker per core,
-/// and returns its result.
-///
-/// Main is spawned as a task rather than run as `block_on`'s own future: in the other
-/// runtimes main is an ordinary process (Go's main goroutine, the BEAM's shell process, mote's
-/// root process), while `block_on` polls its future on the calling thread, outside the worker
-/// pool, so every message to main would have to unpark that OS thread. A tokio programmer who
-/// has main exchange messages with tasks spawns it (the `steal` pattern runs about ten times
-/// slower otherwise).
-pub fn tokio_main<T, F>(main: F) -> Result<T>
-where
-    F: Future<Output = Result<T>> + Send + 'static,
-    T: Send + 'static,
-{
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(rt.spawn(main))?
+impl Tokio {
+    /// Runs a workload's main as a task on a multi-thread tokio runtime with one worker per
+    /// core (on a current-thread runtime for the [`CURRENT_THREAD`] style), and returns its
+    /// result.
+    ///
+    /// Main is spawned as a task rather than run as `block_on`'s own future: in the other
+    /// runtimes main is an ordinary process (Go's main goroutine, the BEAM's shell process,
+    /// mote's root process), while `block_on` polls its future on the calling thread, outside
+    /// the worker pool, so every message to main would have to unpark that OS thread. A tokio
+    /// programmer who has main exchange messages with tasks spawns it (the `steal` pattern
+    /// runs about ten times slower otherwise).
+    pub fn main<T, F>(&self, main: F) -> Result<T>
+    where
+        F: Future<Output = Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let mut builder = if self.style == Some(CURRENT_THREAD.name) {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            tokio::runtime::Builder::new_multi_thread()
+        };
+        let rt = builder.enable_all().build()?;
+        rt.block_on(rt.spawn(main))?
+    }
 }
 
 /// The error for a tokio channel that closed before the workload finished: a bug, never

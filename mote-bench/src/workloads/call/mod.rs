@@ -9,7 +9,8 @@
 mod mote;
 mod tokio;
 
-use super::spec::{expect, param, Spec};
+use super::runtimes::CURRENT_THREAD;
+use super::spec::{expect, param, Spec, Style};
 use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::check;
 use crate::harness::params::Params;
@@ -25,7 +26,19 @@ static SPEC: Spec = Spec {
     params: &[param("r", 20_000, 200_000, 1_000_000)],
     extras: &["callers"],
     options: &["callers"],
-    styles: &[],
+    styles: &[
+        Style {
+            imp: "tokio",
+            name: tokio::REPLY_CHANNEL,
+            summary: "each client reuses one reply channel instead of a oneshot per call",
+        },
+        Style {
+            imp: "tokio",
+            name: tokio::BOUNDED,
+            summary: "requests over a bounded mpsc channel (capacity: one per client)",
+        },
+        CURRENT_THREAD,
+    ],
     validate: callers_at_most_r,
     test_sizes: &[("r", 2_000)],
     expect: &[

@@ -7,7 +7,7 @@
 
 use super::{Received, Relay};
 use crate::harness::outcome::ms_since;
-use crate::workloads::runtimes::{closed, tokio_main};
+use crate::workloads::runtimes::closed;
 use crate::workloads::{unknown_style, Measured, Tokio};
 use anyhow::Result;
 use std::time::Instant;
@@ -26,7 +26,7 @@ impl Relay for Tokio {
             Some("tail_first") => false,
             Some(other) => return Err(unknown_style("chain", other)),
         };
-        tokio_main(async move {
+        self.main(async move {
             let start = Instant::now();
             let (main_tx, main_rx) = unbounded_channel::<T>();
             let head = if head_first {

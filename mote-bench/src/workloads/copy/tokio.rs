@@ -3,7 +3,6 @@
 use super::{chunk_ranges, merge_frequencies, merge_uniq, CopyResults, Parallel};
 use crate::harness::outcome::ms_since;
 use crate::workloads::common::{frequencies, shuffle, uniq};
-use crate::workloads::runtimes::tokio_main;
 use crate::workloads::{Measured, Tokio};
 use anyhow::Result;
 use std::sync::Arc;
@@ -20,7 +19,7 @@ impl Parallel for Tokio {
         r: u64,
         chunks: usize,
     ) -> Result<Measured<Vec<CopyResults>>> {
-        tokio_main(async move {
+        self.main(async move {
             let ranges = chunk_ranges(data.len(), chunks);
             let start = Instant::now();
             let mut results = Vec::with_capacity(r as usize);

@@ -3,7 +3,7 @@
 
 use super::{FanIn, Tally};
 use crate::harness::outcome::ms_since;
-use crate::workloads::runtimes::{closed, tokio_main};
+use crate::workloads::runtimes::closed;
 use crate::workloads::{Measured, Tokio};
 use anyhow::Result;
 use std::time::Instant;
@@ -12,7 +12,7 @@ use tokio::sync::{mpsc::unbounded_channel, oneshot};
 impl FanIn for Tokio {
     fn fan_in(&self, s: u64, n: u64) -> Result<Measured<Tally>> {
         let per_sender = n / s;
-        tokio_main(async move {
+        self.main(async move {
             let start = Instant::now();
             let (to_receiver, mut rx) = unbounded_channel::<u64>();
             let (report_tx, report_rx) = oneshot::channel::<Tally>();

@@ -4,7 +4,7 @@
 mod mote;
 mod tokio;
 
-use super::spec::{expect, no_constraint, param, Spec};
+use super::spec::{expect, no_constraint, param, Spec, Style};
 use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::check;
 use crate::harness::params::Params;
@@ -20,7 +20,11 @@ static SPEC: Spec = Spec {
     params: &[param("k", 20_000, 200_000, 1_000_000)],
     extras: &["spawn_ms"],
     options: &[],
-    styles: &[],
+    styles: &[Style {
+        imp: "tokio",
+        name: tokio::ONESHOT,
+        summary: "each task waits on a oneshot channel instead of an unbounded mpsc mailbox",
+    }],
     validate: no_constraint,
     test_sizes: &[("k", 2_000)],
     expect: &[

@@ -2,7 +2,7 @@
 
 use super::{Parallel, CHUNK};
 use crate::harness::outcome::ms_since;
-use crate::workloads::runtimes::{closed, tokio_main};
+use crate::workloads::runtimes::closed;
 use crate::workloads::{Measured, Tokio};
 use anyhow::Result;
 use std::sync::Arc;
@@ -12,19 +12,19 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 impl Parallel for Tokio {
     /// Per repetition, one task per chunk sums it and sends the partial sum to main.
     fn per_chunk(&self, data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
-        per_chunk_tasks(data, reps)
+        per_chunk_tasks(self, data, reps)
     }
 
     /// Before timing, one task per chunk holding its chunk; per repetition main sends each
     /// a `go` and sums the replies.
     fn pool(&self, data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
-        pool(data, reps)
+        pool(self, data, reps)
     }
 }
 
-fn per_chunk_tasks(data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
+fn per_chunk_tasks(tokio: &Tokio, data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
     let chunks = data.len().div_ceil(CHUNK);
-    tokio_main(async move {
+    tokio.main(async move {
         let start = Instant::now();
         let mut sums = Vec::with_capacity(reps as usize);
         for _ in 0..reps {
@@ -47,8 +47,8 @@ fn per_chunk_tasks(data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
     })
 }
 
-fn pool(data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
-    tokio_main(async move {
+fn pool(tokio: &Tokio, data: Arc<[i64]>, reps: u64) -> Result<Measured<Vec<i64>>> {
+    tokio.main(async move {
         let (reply_tx, mut replies) = unbounded_channel::<i64>();
         let mut workers: Vec<UnboundedSender<()>> = Vec::new();
         for chunk in data.chunks(CHUNK) {

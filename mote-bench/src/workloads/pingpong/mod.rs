@@ -4,7 +4,8 @@
 mod mote;
 mod tokio;
 
-use super::spec::{expect, no_constraint, param, Spec};
+use super::runtimes::CURRENT_THREAD;
+use super::spec::{expect, no_constraint, param, Spec, Style};
 use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::check;
 use crate::harness::params::Params;
@@ -20,7 +21,14 @@ static SPEC: Spec = Spec {
     params: &[param("r", 20_000, 200_000, 1_000_000)],
     extras: &[],
     options: &[],
-    styles: &[],
+    styles: &[
+        Style {
+            imp: "tokio",
+            name: tokio::BOUNDED,
+            summary: "mpsc::channel(1) both ways instead of unbounded channels",
+        },
+        CURRENT_THREAD,
+    ],
     validate: no_constraint,
     test_sizes: &[("r", 2_000)],
     expect: &[

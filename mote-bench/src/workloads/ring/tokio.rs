@@ -3,7 +3,7 @@
 
 use super::PassToken;
 use crate::harness::outcome::ms_since;
-use crate::workloads::runtimes::{closed, tokio_main};
+use crate::workloads::runtimes::closed;
 use crate::workloads::{Measured, Tokio};
 use anyhow::Result;
 use std::time::Instant;
@@ -11,7 +11,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 impl PassToken for Tokio {
     fn pass_token(&self, t: u64, procs: usize) -> Result<Measured<usize>> {
-        tokio_main(async move {
+        self.main(async move {
             let start = Instant::now();
             let (main_tx, mut main_rx) = unbounded_channel::<usize>();
             // Mailboxes first: task j needs the sender of task j+1 before any task exists.

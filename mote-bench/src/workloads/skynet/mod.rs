@@ -5,7 +5,7 @@
 mod mote;
 mod tokio;
 
-use super::spec::{expect, param, Spec};
+use super::spec::{expect, param, Spec, Style};
 use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::check;
 use crate::harness::params::Params;
@@ -24,7 +24,11 @@ static SPEC: Spec = Spec {
     params: &[param("l", 10_000, 100_000, 1_000_000)],
     extras: &[],
     options: &[],
-    styles: &[],
+    styles: &[Style {
+        imp: "tokio",
+        name: tokio::JOIN_HANDLES,
+        summary: "each node's sum is its task's output, awaited through the JoinHandles",
+    }],
     validate: power_of_ten_leaves,
     test_sizes: &[("l", 1_000)],
     expect: &[

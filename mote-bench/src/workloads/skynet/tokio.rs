@@ -1,22 +1,32 @@
 //! `skynet` on tokio: every inner node owns one unbounded channel its ten children reply on.
+//! The `join_handles` style has each node return its sum as its task's output and the parent
+//! await its children's `JoinHandle`s instead.
 
 use super::{SumTree, FAN_OUT};
 use crate::harness::outcome::ms_since;
-use crate::workloads::runtimes::{closed, tokio_main};
-use crate::workloads::{Measured, Tokio};
+use crate::workloads::runtimes::closed;
+use crate::workloads::{unknown_style, Measured, Tokio};
 use anyhow::Result;
 use std::time::Instant;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 impl SumTree for Tokio {
     fn sum_tree(&self, l: u64) -> Result<Measured<u64>> {
-        tokio_main(async move {
-            let start = Instant::now();
-            let (tx, mut rx) = unbounded_channel::<u64>();
-            spawn_node(0, l, tx);
-            let sum = rx.recv().await.ok_or_else(|| closed("skynet root"))?;
-            Ok(Measured::new(ms_since(start), sum))
-        })
+        match self.style {
+            None => self.main(async move {
+                let start = Instant::now();
+                let (tx, mut rx) = unbounded_channel::<u64>();
+                spawn_node(0, l, tx);
+                let sum = rx.recv().await.ok_or_else(|| closed("skynet root"))?;
+                Ok(Measured::new(ms_since(start), sum))
+            }),
+            Some(JOIN_HANDLES) => self.main(async move {
+                let start = Instant::now();
+                let sum = spawn_joined(0, l).await?;
+                Ok(Measured::new(ms_since(start), sum))
+            }),
+            Some(other) => Err(unknown_style("skynet", other)),
+        }
     }
 }
 
@@ -44,4 +54,26 @@ fn spawn_node(off: u64, size: u64, parent: UnboundedSender<u64>) {
         }
         let _ = parent.send(sum);
     });
+}
+
+/// The `join_handles` style's name.
+pub const JOIN_HANDLES: &str = "join_handles";
+
+/// Spawns the node covering `[off, off + size)` as a task whose output is its sum.
+fn spawn_joined(off: u64, size: u64) -> tokio::task::JoinHandle<u64> {
+    tokio::spawn(async move {
+        if size == 1 {
+            return off;
+        }
+        let child = size / FAN_OUT;
+        let children: Vec<_> = (0..FAN_OUT)
+            .map(|i| spawn_joined(off + i * child, child))
+            .collect();
+        let mut sum = 0;
+        for c in children {
+            // A child that panicked leaves a short sum, which main's check reports.
+            sum += c.await.unwrap_or(0);
+        }
+        sum
+    })
 }

@@ -5,7 +5,7 @@
 use super::Distribute;
 use crate::harness::outcome::ms_since;
 use crate::workloads::common::{batches, count_items, prime_factor_count, Items};
-use crate::workloads::runtimes::{closed, tokio_main};
+use crate::workloads::runtimes::closed;
 use crate::workloads::{Measured, Tokio};
 use anyhow::Result;
 use std::time::Instant;
@@ -16,15 +16,15 @@ use tokio::sync::{
 
 impl Distribute for Tokio {
     fn master_slave(&self, n: u64) -> Result<Measured<u64>> {
-        master_slave(n)
+        master_slave(self, n)
     }
 
     fn push(&self, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-        push(w, n, batch)
+        push(self, w, n, batch)
     }
 
     fn steal(&self, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-        steal(w, n, batch)
+        steal(self, w, n, batch)
     }
 }
 
@@ -38,8 +38,8 @@ async fn collect(rx: &mut UnboundedReceiver<u64>, n: u64) -> Result<u64> {
 }
 
 /// A task per item, spawned without waiting (tokio's spawn is already asynchronous).
-fn master_slave(n: u64) -> Result<Measured<u64>> {
-    tokio_main(async move {
+fn master_slave(tokio: &Tokio, n: u64) -> Result<Measured<u64>> {
+    tokio.main(async move {
         let start = Instant::now();
         let (tx, mut rx) = unbounded_channel::<u64>();
         for i in 1..=n {
@@ -56,8 +56,8 @@ fn master_slave(n: u64) -> Result<Measured<u64>> {
 
 /// W workers spawned before timing; the master pushes runs of items round-robin into their
 /// mailboxes.
-fn push(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-    tokio_main(async move {
+fn push(tokio: &Tokio, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
+    tokio.main(async move {
         let (result_tx, mut results) = unbounded_channel::<u64>();
         let workers: Vec<UnboundedSender<Items>> = (0..w)
             .map(|_| {
@@ -94,8 +94,8 @@ struct Ask {
 
 /// W workers spawned before timing; each idle worker asks the master for the next item. The
 /// request carries the previous result so every item costs one request and one reply.
-fn steal(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-    tokio_main(async move {
+fn steal(tokio: &Tokio, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
+    tokio.main(async move {
         let (master, mut asks) = unbounded_channel::<Ask>();
         for _ in 0..w {
             let master = master.clone();
