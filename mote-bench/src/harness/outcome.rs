@@ -12,22 +12,6 @@ pub struct Outcome {
     pub extras: Vec<(String, String)>,
 }
 
-impl Outcome {
-    /// An outcome with no extra figures.
-    pub fn new(wall_ms: f64) -> Self {
-        Outcome {
-            wall_ms,
-            extras: Vec::new(),
-        }
-    }
-
-    /// Adds an extra figure.
-    pub fn with_extra(mut self, name: &str, value: impl ToString) -> Self {
-        self.extras.push((name.to_string(), value.to_string()));
-        self
-    }
-}
-
 /// Exit status of a run whose answer was wrong (contract).
 pub const EXIT_WRONG_ANSWER: i32 = 1;
 /// Exit status of a run with an unknown workload, variant or parameter (contract).

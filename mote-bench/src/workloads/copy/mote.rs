@@ -11,9 +11,9 @@ use mote::Process;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Each repetition starts one `mote::task` per computation (per chunk, with `chunks` > 1),
-/// each moving in a clone of the `Arc` (nothing is copied), and awaits the handles.
 impl Parallel for Mote {
+    /// Each repetition starts one `mote::task` per computation (per chunk, with `chunks` > 1),
+    /// each moving in a clone of the `Arc` (nothing is copied), and awaits the handles.
     fn parallel(
         &self,
         data: Arc<[i64]>,

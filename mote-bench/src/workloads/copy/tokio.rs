@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::task::{JoinError, JoinHandle};
 
-/// Each repetition runs the three computations as tasks (uniq and frequencies as `chunks`
-/// tasks each, with `chunks` > 1) and awaits them all, like `Task.async` +
-/// `Task.await_many`; the `JoinHandle` is tokio's reply channel for a task.
 impl Parallel for Tokio {
+    /// Each repetition runs the three computations as tasks (uniq and frequencies as `chunks`
+    /// tasks each, with `chunks` > 1) and awaits them all, like `Task.async` +
+    /// `Task.await_many`; the `JoinHandle` is tokio's reply channel for a task.
     fn parallel(
         &self,
         data: Arc<[i64]>,

@@ -22,8 +22,8 @@ static SPEC: Spec = Spec {
     options: &[],
     styles: &[Style {
         imp: "tokio",
-        name: tokio::ONESHOT,
-        summary: "each task waits on a oneshot channel instead of an unbounded mpsc mailbox",
+        name: tokio::MPSC,
+        summary: "each task waits on an unbounded mpsc mailbox instead of a oneshot channel",
     }],
     validate: no_constraint,
     test_sizes: &[("k", 2_000)],

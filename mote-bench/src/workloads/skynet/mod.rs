@@ -26,8 +26,9 @@ static SPEC: Spec = Spec {
     options: &[],
     styles: &[Style {
         imp: "tokio",
-        name: tokio::JOIN_HANDLES,
-        summary: "each node's sum is its task's output, awaited through the JoinHandles",
+        name: tokio::CHANNEL,
+        summary: "children reply on an unbounded channel their parent owns instead of through \
+                  their JoinHandles",
     }],
     validate: power_of_ten_leaves,
     test_sizes: &[("l", 1_000)],

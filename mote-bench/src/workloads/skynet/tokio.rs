@@ -1,6 +1,7 @@
-//! `skynet` on tokio: every inner node owns one unbounded channel its ten children reply on.
-//! The `join_handles` style has each node return its sum as its task's output and the parent
-//! await its children's `JoinHandle`s instead.
+//! `skynet` on tokio: each node's sum is its task's output, and a parent awaits its ten
+//! children's `JoinHandle`s (tokio's reply channel for a task's result). The `channel` style
+//! gives every inner node one unbounded channel its children reply on instead, as a process's
+//! mailbox would; it took about 1.2x the time.
 
 use super::{SumTree, FAN_OUT};
 use crate::harness::outcome::ms_since;
@@ -15,14 +16,14 @@ impl SumTree for Tokio {
         match self.style {
             None => self.main(async move {
                 let start = Instant::now();
+                let sum = spawn_joined(0, l).await?;
+                Ok(Measured::new(ms_since(start), sum))
+            }),
+            Some(CHANNEL) => self.main(async move {
+                let start = Instant::now();
                 let (tx, mut rx) = unbounded_channel::<u64>();
                 spawn_node(0, l, tx);
                 let sum = rx.recv().await.ok_or_else(|| closed("skynet root"))?;
-                Ok(Measured::new(ms_since(start), sum))
-            }),
-            Some(JOIN_HANDLES) => self.main(async move {
-                let start = Instant::now();
-                let sum = spawn_joined(0, l).await?;
                 Ok(Measured::new(ms_since(start), sum))
             }),
             Some(other) => Err(unknown_style("skynet", other)),
@@ -30,7 +31,7 @@ impl SumTree for Tokio {
     }
 }
 
-/// Spawns the node covering leaves `[off, off + size)`. A plain function that spawns (rather
+/// The `channel` style: spawns the node covering leaves `[off, off + size)`. A plain function that spawns (rather
 /// than a recursive `async fn`) keeps the future type finite without boxing.
 fn spawn_node(off: u64, size: u64, parent: UnboundedSender<u64>) {
     tokio::spawn(async move {
@@ -56,8 +57,8 @@ fn spawn_node(off: u64, size: u64, parent: UnboundedSender<u64>) {
     });
 }
 
-/// The `join_handles` style's name.
-pub const JOIN_HANDLES: &str = "join_handles";
+/// The `channel` style's name.
+pub const CHANNEL: &str = "channel";
 
 /// Spawns the node covering `[off, off + size)` as a task whose output is its sum.
 fn spawn_joined(off: u64, size: u64) -> tokio::task::JoinHandle<u64> {
