@@ -1,6 +1,6 @@
 # Elixir peer of the mote-bench workloads (contract: docs/workloads.md).
 #
-#   elixir --erl "+P 5000000" peers/elixir/bench.exs W V k=v ...
+#   elixir --erl "+P 2000000" peers/elixir/bench.exs W V k=v ...
 #
 # W is the workload, V its variant ("-" when it has none), and every one of the
 # workload's params is given as k=v (the sizes live in the harness's catalog,
