@@ -317,12 +317,8 @@ impl Pool {
     async fn manager_ended_within(&self, timeout: Duration) -> bool {
         let ended = Completion::<()>::new();
         let _watch = ExitWatch::new(self.handle.manager, &ended);
-        let sleep = {
-            // A timer of mote's own tokio runtime, so this works from any async context.
-            let _enter = crate::runtime::tokio_handle().enter();
-            tokio::time::sleep(timeout)
-        };
-        let mut sleep = std::pin::pin!(sleep);
+        // A timer of mote's own tokio runtime, so this works from any async context.
+        let mut sleep = std::pin::pin!(crate::timer::deadline(timeout));
         std::future::poll_fn(|cx| {
             if ended.poll_take(cx).is_ready() {
                 Poll::Ready(true)

@@ -86,7 +86,6 @@ mod many;
 mod stream;
 
 use std::future::Future;
-use std::time::Duration;
 
 pub use error::TaskError;
 pub use handle::Task;
@@ -185,11 +184,4 @@ where
     F::Output: Send + 'static,
 {
     Task::try_spawn(future, true)
-}
-
-/// A timer on mote's tokio runtime, usable from any executor (the caller need not be
-/// inside a tokio runtime): the timer is bound to the handle entered when it is created.
-pub(crate) fn timer(duration: Duration) -> tokio::time::Sleep {
-    let _runtime = crate::runtime::tokio_handle().enter();
-    tokio::time::sleep(duration)
 }

@@ -268,7 +268,7 @@ impl<T> AsyncStream<T> {
                         Ok(task) => self.running.push(Running {
                             index,
                             task,
-                            deadline: Box::pin(super::timer(self.timeout)),
+                            deadline: Box::pin(crate::timer::deadline(self.timeout)),
                         }),
                         Err(e) => {
                             // Yield the failure before trying more spawns.
@@ -369,7 +369,7 @@ impl<T> fmt::Debug for AsyncStream<T> {
 struct Running<T> {
     index: usize,
     task: Task<T>,
-    deadline: Pin<Box<tokio::time::Sleep>>,
+    deadline: Pin<Box<crate::timer::Deadline>>,
 }
 
 impl<T> Future for Running<T> {

@@ -18,24 +18,31 @@ fn start() -> Instant {
 
 /// The last tick that has fully passed.
 pub(super) fn now_tick() -> u64 {
-    millis_floor(start().elapsed())
+    // A u64 of milliseconds lasts 584 million years from the start.
+    millis_floor(start().elapsed()).unwrap_or(u64::MAX)
 }
 
-/// The first tick at or after `duration` from now (`None`: beyond any tick): once it has
-/// passed by [`now_tick`], so has the deadline.
+/// The first tick at or after `duration` from now: once it has passed by [`now_tick`], so
+/// has the deadline. `None` if that tick does not fit in a `u64` (about 584 million years
+/// from the start, up to `Duration::MAX`): such a deadline is never reached, and the
+/// caller waits without limit.
 pub(super) fn deadline_tick(duration: Duration) -> Option<u64> {
     let at = start().elapsed().checked_add(duration)?;
-    Some(millis_floor(at) + u64::from(at.subsec_nanos() % 1_000_000 != 0))
+    millis_floor(at)?.checked_add(u64::from(at.subsec_nanos() % 1_000_000 != 0))
 }
 
-/// When `tick` begins.
-pub(super) fn instant_of(tick: u64) -> Instant {
-    start() + Duration::from_millis(tick)
+/// When `tick` begins; `None` if the clock cannot represent it (the driver then sleeps
+/// until told of an earlier tick).
+pub(super) fn instant_of(tick: u64) -> Option<Instant> {
+    start().checked_add(Duration::from_millis(tick))
 }
 
-/// Whole milliseconds (not `as_millis`: its 128-bit division shows in a call's profile).
-fn millis_floor(d: Duration) -> u64 {
-    d.as_secs() * 1000 + u64::from(d.subsec_millis())
+/// Whole milliseconds, `None` past `u64::MAX` (not `as_millis`: its 128-bit division shows
+/// in a call's profile).
+fn millis_floor(d: Duration) -> Option<u64> {
+    d.as_secs()
+        .checked_mul(1000)?
+        .checked_add(u64::from(d.subsec_millis()))
 }
 
 #[cfg(all(test, not(loom)))]
@@ -58,9 +65,28 @@ mod tests {
     }
 
     #[test]
+    fn a_deadline_beyond_a_u64_of_milliseconds_is_no_deadline() {
+        // These wrapped to a tick in the past, which fired at once.
+        for duration in [
+            Duration::from_millis(u64::MAX),
+            Duration::from_secs(u64::MAX / 1000 + 1),
+            Duration::from_secs(u64::MAX),
+        ] {
+            assert_eq!(deadline_tick(duration), None, "{duration:?}");
+        }
+        // The largest that fits is a deadline, far away.
+        let far = Duration::from_millis(u64::MAX / 2);
+        assert!(deadline_tick(far).unwrap() > now_tick() + u64::MAX / 4);
+    }
+
+    #[test]
     fn the_driver_wakes_into_the_tick_it_slept_for() {
         let tick = now_tick() + 2;
-        std::thread::sleep(instant_of(tick).saturating_duration_since(Instant::now()));
+        std::thread::sleep(
+            instant_of(tick)
+                .unwrap()
+                .saturating_duration_since(Instant::now()),
+        );
         assert!(now_tick() >= tick);
     }
 }

@@ -220,9 +220,9 @@ impl Shard {
             };
             due.drain(..).for_each(Waker::wake);
             let earlier = self.earlier.notified();
-            match next {
-                Some(tick) => {
-                    let sleep = tokio::time::sleep_until(clock::instant_of(tick).into());
+            match next.and_then(clock::instant_of) {
+                Some(at) => {
+                    let sleep = tokio::time::sleep_until(at.into());
                     futures_util::future::select(std::pin::pin!(sleep), std::pin::pin!(earlier))
                         .await;
                 }
@@ -324,5 +324,18 @@ mod tests {
             assert_eq!(r, Ok(()));
         })
         .unwrap();
+        // Every duration whose deadline does not fit in the wheel's ticks is no limit (these
+        // once wrapped around to a tick in the past and fired at once).
+        let mut cx = Context::from_waker(Waker::noop());
+        for huge in [
+            Duration::from_millis(u64::MAX),
+            Duration::from_secs(u64::MAX / 1000 + 1),
+            Duration::from_secs(u64::MAX),
+            Duration::MAX,
+        ] {
+            let mut t = std::pin::pin!(timeout(huge, std::future::pending::<()>()));
+            assert!(t.as_mut().poll(&mut cx).is_pending(), "{huge:?}");
+            assert!(armed(t.as_mut()).is_none(), "{huge:?}");
+        }
     }
 }
