@@ -1,7 +1,8 @@
 //! Timers: [`send_after`], [`cancel_timer`], [`sleep`].
 //!
 //! Timers run on tokio's timer wheel (the runtime's tokio handle), so they cost one tokio
-//! task each while pending, and nothing once fired or cancelled.
+//! task each while pending, and nothing once fired or cancelled. A timer whose deadline the
+//! clock cannot represent never fires and costs no task.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,38 +23,62 @@ const CANCELLED: u8 = 2;
 #[derive(Debug, Clone)]
 pub struct TimerRef {
     state: Arc<AtomicU8>,
-    deadline: Instant,
-    task: tokio::task::AbortHandle,
+    /// When it was started, and how long after that it fires: the time left is computed
+    /// from these, so a delay too large for an `Instant` still has an answer.
+    started: Instant,
+    delay: Duration,
+    /// `None` for a timer that never fires.
+    task: Option<tokio::task::AbortHandle>,
+}
+
+impl TimerRef {
+    fn left(&self) -> Duration {
+        self.delay.saturating_sub(self.started.elapsed())
+    }
 }
 
 /// Sends `message` to `pid` after `delay` (Erlang's `erlang:send_after/3`).
+///
+/// A delay whose end the clock cannot represent (`Duration::MAX`, say, or anything beyond
+/// about 584 million years) never fires: the message is dropped at once and the timer costs
+/// nothing, while [`read_timer`] and [`cancel_timer`] answer as for any pending timer, with
+/// the time left of `delay`. Deviation: Erlang refuses such a time with `badarg`.
 ///
 /// ```
 /// use std::time::Duration;
 /// mote::run(|mut p: mote::Process<&'static str>| async move {
 ///     mote::send_after(p.pid(), "tick", Duration::from_millis(10));
 ///     assert_eq!(p.recv().await, "tick");
+///
+///     let never = mote::send_after(p.pid(), "never", Duration::MAX);
+///     assert!(mote::read_timer(&never).unwrap() > Duration::from_secs(1 << 40));
+///     assert!(mote::cancel_timer(&never).is_some());
 /// })
 /// .unwrap();
 /// ```
 pub fn send_after<M: Send + 'static>(pid: Pid<M>, message: M, delay: Duration) -> TimerRef {
     let state = Arc::new(AtomicU8::new(PENDING));
-    let fired = Arc::clone(&state);
-    let task = crate::runtime::tokio_handle().spawn(async move {
-        tokio::time::sleep(delay).await;
-        // Only the side that moves the state out of PENDING acts: once `cancel_timer`
-        // reports time left, the message is never sent.
-        if fired
-            .compare_exchange(PENDING, FIRED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            pid.send(message);
-        }
+    let started = Instant::now();
+    let task = deadline_at(started, delay).map(|sleep| {
+        let fired = Arc::clone(&state);
+        let task = crate::runtime::tokio_handle().spawn(async move {
+            sleep.await;
+            // Only the side that moves the state out of PENDING acts: once `cancel_timer`
+            // reports time left, the message is never sent.
+            if fired
+                .compare_exchange(PENDING, FIRED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                pid.send(message);
+            }
+        });
+        task.abort_handle()
     });
     TimerRef {
         state,
-        deadline: Instant::now() + delay,
-        task: task.abort_handle(),
+        started,
+        delay,
+        task,
     }
 }
 
@@ -75,8 +100,10 @@ pub fn cancel_timer(timer: &TimerRef) -> Option<Duration> {
         .state
         .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
         .ok()?;
-    timer.task.abort();
-    Some(timer.deadline.saturating_duration_since(Instant::now()))
+    if let Some(task) = &timer.task {
+        task.abort();
+    }
+    Some(timer.left())
 }
 
 /// The time left before a timer fires, or `None` if it has fired or was cancelled.
@@ -91,8 +118,7 @@ pub fn cancel_timer(timer: &TimerRef) -> Option<Duration> {
 /// .unwrap();
 /// ```
 pub fn read_timer(timer: &TimerRef) -> Option<Duration> {
-    (timer.state.load(Ordering::Acquire) == PENDING)
-        .then(|| timer.deadline.saturating_duration_since(Instant::now()))
+    (timer.state.load(Ordering::Acquire) == PENDING).then(|| timer.left())
 }
 
 /// Waits for `duration` without blocking the scheduler thread (on tokio's timer). A
