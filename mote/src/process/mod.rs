@@ -309,8 +309,11 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// Removes a monitor. A `Down` already delivered stays in the mailbox (use
     /// [`demonitor_flush`](Process::demonitor_flush) to drop it).
     ///
-    /// Returns true if the monitor was still active. Deviation: Erlang's `demonitor/1` always
-    /// returns `true`; mote answers like `demonitor(Ref, [info])`, which is more useful.
+    /// Returns true if the monitor was still active: its `Down` had not been delivered, and
+    /// now never will be, even if the target is ending at this moment. False means its
+    /// `Down` is already in this mailbox (or was received), or `monitor` is not a monitor of
+    /// this process. Deviation: Erlang's `demonitor/1` always returns `true`; mote answers
+    /// like `demonitor(Ref, [info])`, which is more useful.
     ///
     /// ```
     /// use mote::{Down, Process};

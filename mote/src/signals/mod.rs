@@ -285,11 +285,21 @@ pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
     remove_watcher(target, r)
 }
 
-/// Removes a monitor. Returns true if it was still active (had not fired).
+/// Removes a monitor. Returns true if it was still active: its `Down` had not been
+/// delivered, and now never will be.
+///
+/// The watcher's `watching` entry decides, removed under the watcher's lock either here or
+/// by [`send_down`], which queues the `Down` under that same lock: whoever removes it first
+/// wins. The target's side is only cleaned up: the target may be ending at this moment, with
+/// its `Down` on the way, and what it holds says nothing about whether that `Down` will
+/// arrive.
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
     let target = peek_live(watcher, |_, s| s.as_mut()?.watching.remove(r)).flatten();
     match target {
-        Some(target) => remove_watcher(target, r),
+        Some(target) => {
+            remove_watcher(target, r);
+            true
+        }
         None => false,
     }
 }
