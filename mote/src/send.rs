@@ -75,7 +75,11 @@ impl<M: Send + 'static> Pid<M> {
         };
         match bound.try_acquire() {
             Ok(permit) => permit.forget(),
-            Err(_) => return Err(TrySendError::Full(message)),
+            // Closed: the process ended after `bound` was read.
+            Err(tokio::sync::TryAcquireError::Closed) => return Err(TrySendError::Dead(message)),
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                return Err(TrySendError::Full(message))
+            }
         }
         // The tag makes the receive give the permit back; a dead process keeps it (gone).
         self.deliver(message, PERMIT_TAG)
@@ -83,7 +87,8 @@ impl<M: Send + 'static> Pid<M> {
     }
 
     /// Sends, waiting while the process's bounded mailbox is full (backpressure). For an
-    /// unbounded mailbox, or a dead process, it returns at once, like [`send`](Pid::send).
+    /// unbounded mailbox, or a dead process, it returns at once, like [`send`](Pid::send);
+    /// if the process ends while the sender waits, it returns then, the message dropped.
     ///
     /// ```
     /// mote::run(|mut p: mote::Process<u8>| async move {

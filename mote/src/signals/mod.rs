@@ -57,7 +57,7 @@ pub(crate) struct Signals {
     /// An exit signal that must end the process at its next poll.
     pub(crate) pending_exit: Option<ExitReason>,
     pub(crate) name: Option<Arc<str>>,
-    /// The permits of a bounded mailbox.
+    /// The permits of a bounded mailbox; closed when the process ends.
     pub(crate) bound: Option<Arc<tokio::sync::Semaphore>>,
 }
 
@@ -338,6 +338,11 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
     };
     TABLE.live.fetch_sub(1, Ordering::Relaxed);
     if let Some(mut signals) = signals {
+        if let Some(bound) = signals.bound.take() {
+            // Senders waiting for room (`send_async`) hold the semaphore: closing it ends
+            // their wait, dropping it would not.
+            bound.close();
+        }
         if let Some(name) = signals.name.take() {
             crate::registry::release(&name, id);
         }
