@@ -89,6 +89,7 @@ pub mod supervisor;
 mod sync;
 mod table;
 pub mod task;
+pub mod term;
 mod timeout;
 mod timer;
 
@@ -104,6 +105,7 @@ pub use send::{is_alive, TrySendError};
 pub use signals::LinkError;
 pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
 pub use start::{start, Started};
+pub use term::{Atom, Term};
 pub use timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
 
 /// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
