@@ -3,52 +3,184 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::pid::ProcessId;
+use bytes::Bytes;
 
-/// Why a process ended (Erlang's exit reason).
+use crate::pid::ProcessId;
+use crate::term::{Atom, Term};
+
+/// Why a process ended (Erlang's exit reason): any [`Term`], with the reasons the runtime
+/// itself gives named.
 ///
 /// `Normal` is the only reason that does not take down linked processes that do not trap
 /// exits. `Kill` is special only when sent with [`exit`](crate::exit): it cannot be trapped
 /// and the victim ends with `Killed`; a process that *ends itself* with `Kill` passes a plain,
 /// trappable `Kill` on to its links (Erlang's rule, case P09).
 ///
-/// Deviation from Erlang: reasons are not arbitrary terms. A panic carries its message
-/// (Erlang's `{Reason, Stacktrace}`, without the stack trace), and user reasons are strings
-/// ([`ExitReason::custom`]); both compare by text.
+/// Each reason has one form, so reasons compare as the terms they are: the atom `normal` is
+/// [`ExitReason::Normal`], never a [`Custom`](ExitReason::Custom) holding it
+/// ([`ExitReason::from`] a [`Term`] picks the form), and [`ExitReason::custom`]`("boom")` is
+/// the atom `boom`. `{shutdown, Term}` is built with [`ExitReason::shutdown_with`] and
+/// recognised with [`ExitReason::is_shutdown`].
+///
+/// Deviation from Erlang: a panic is `{panic, <<"message">>}` ([`ExitReason::Panic`]), where
+/// an Erlang error is `{Reason, Stacktrace}`: a Rust panic has a message, not a reason term,
+/// and no stack trace is captured.
 ///
 /// ```
-/// use mote::ExitReason;
+/// use mote::{ExitReason, Term};
 /// assert!(!ExitReason::Normal.is_abnormal());
 /// assert!(ExitReason::custom("boom").is_abnormal());
 /// assert_eq!(ExitReason::custom("boom").to_string(), "boom");
+/// assert_eq!(ExitReason::from(Term::atom("normal")), ExitReason::Normal);
+/// let r = ExitReason::shutdown_with(Term::atom("db_down"));
+/// assert!(r.is_shutdown());
+/// assert_eq!(r.to_string(), "{shutdown,db_down}");
+/// assert_eq!(ExitReason::Panic("boom".into()).to_string(), r#"{panic,<<"boom">>}"#);
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum ExitReason {
-    /// The process finished its work.
+    /// The process finished its work (`normal`).
     Normal,
-    /// The process was asked to shut down (by a supervisor, say).
+    /// The process was asked to shut down, by a supervisor say (`shutdown`).
     Shutdown,
     /// A process ended itself with `kill`, or an untrappable kill signal (sent with `exit`).
     Kill,
-    /// The reason of a process that got an untrappable kill signal.
+    /// The reason of a process that got an untrappable kill signal (`killed`).
     Killed,
-    /// The process did not exist (monitor or link of a dead pid).
+    /// The process did not exist: monitor or link of a dead pid (`noproc`).
     NoProc,
-    /// The process panicked; the panic's message.
+    /// The connection to the process's node was lost (`noconnection`), for processes on
+    /// other nodes.
+    NoConnection,
+    /// The process panicked; the panic's message. As a term: `{panic, <<"message">>}`.
     Panic(Arc<str>),
-    /// A reason of the user's own.
-    Custom(Arc<str>),
+    /// Any other reason: a term that is none of the forms above.
+    Custom(CustomReason),
 }
 
+/// The term of an [`ExitReason::Custom`]: never one that has a named form (the atom
+/// `normal`, `{panic, <<"text">>}`, ...), so equal reasons are equal values.
+///
+/// ```
+/// use mote::{ExitReason, Term};
+/// let ExitReason::Custom(r) = ExitReason::custom("bad_config") else { unreachable!() };
+/// assert!(r.term().is_atom("bad_config"));
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct CustomReason(Arc<Term>);
+
+impl CustomReason {
+    /// The reason's term.
+    pub fn term(&self) -> &Term {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for CustomReason {
+    type Target = Term;
+
+    fn deref(&self) -> &Term {
+        &self.0
+    }
+}
+
+impl fmt::Display for CustomReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Debug for CustomReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+/// The atoms of the named reasons.
+const NAMED: [(&str, ExitReason); 6] = [
+    ("normal", ExitReason::Normal),
+    ("shutdown", ExitReason::Shutdown),
+    ("kill", ExitReason::Kill),
+    ("killed", ExitReason::Killed),
+    ("noproc", ExitReason::NoProc),
+    ("noconnection", ExitReason::NoConnection),
+];
+
 impl ExitReason {
-    /// A user-defined reason.
+    /// A reason of the user's own: the atom `reason` (or, for a text longer than an atom's
+    /// 255 characters, a binary of it). A name the runtime gives its own reasons, such as
+    /// `"normal"` or `"shutdown"`, gives that reason.
     ///
     /// ```
-    /// let r = mote::ExitReason::custom("bad_config");
-    /// assert_eq!(r, mote::ExitReason::custom(String::from("bad_config")));
+    /// use mote::ExitReason;
+    /// let r = ExitReason::custom("bad_config");
+    /// assert_eq!(r, ExitReason::custom(String::from("bad_config")));
+    /// assert_eq!(ExitReason::custom("shutdown"), ExitReason::Shutdown);
     /// ```
     pub fn custom(reason: impl Into<Arc<str>>) -> Self {
-        ExitReason::Custom(reason.into())
+        ExitReason::from_term(Term::atom_or_binary(reason.into()))
+    }
+
+    /// The reason `{shutdown, detail}`: a shutdown that says why. Like `shutdown`, it ends
+    /// linked processes that do not trap exits, but a supervisor does not restart a
+    /// transient child that ends with it.
+    ///
+    /// ```
+    /// use mote::{ExitReason, Term};
+    /// let r = ExitReason::shutdown_with(Term::atom("maintenance"));
+    /// assert_eq!(r.shutdown_detail(), Some(&Term::atom("maintenance")));
+    /// ```
+    pub fn shutdown_with(detail: impl Into<Term>) -> Self {
+        ExitReason::from_term(Term::tuple([Term::atom("shutdown"), detail.into()]))
+    }
+
+    /// The reason a term is, in its one form (see the type's docs).
+    ///
+    /// ```
+    /// use mote::{ExitReason, Term};
+    /// assert_eq!(ExitReason::from_term(Term::atom("killed")), ExitReason::Killed);
+    /// let panic = Term::tuple([Term::atom("panic"), Term::binary("boom")]);
+    /// assert_eq!(ExitReason::from_term(panic), ExitReason::Panic("boom".into()));
+    /// ```
+    pub fn from_term(term: Term) -> Self {
+        if let Term::Atom(atom) = &term {
+            if let Some((_, named)) = NAMED.iter().find(|(name, _)| atom == name) {
+                return named.clone();
+            }
+        }
+        if let Some([tag, Term::Binary(message)]) = term.as_tuple() {
+            if tag.is_atom("panic") {
+                if let Ok(message) = std::str::from_utf8(message) {
+                    return ExitReason::Panic(message.into());
+                }
+            }
+        }
+        ExitReason::Custom(CustomReason(Arc::new(term)))
+    }
+
+    /// The reason as a term: `normal`, `{panic, <<"boom">>}`, ...
+    ///
+    /// ```
+    /// use mote::{ExitReason, Term};
+    /// assert_eq!(ExitReason::Killed.to_term(), Term::atom("killed"));
+    /// ```
+    pub fn to_term(&self) -> Term {
+        match self {
+            ExitReason::Panic(message) => Term::tuple([
+                Term::Atom(Atom::known("panic")),
+                Term::binary(Bytes::copy_from_slice(message.as_bytes())),
+            ]),
+            ExitReason::Custom(custom) => custom.term().clone(),
+            named => Term::Atom(Atom::known(named.name().expect("a named reason"))),
+        }
+    }
+
+    /// The atom of a named reason.
+    fn name(&self) -> Option<&'static str> {
+        NAMED
+            .iter()
+            .find(|(_, named)| named == self)
+            .map(|(name, _)| *name)
     }
 
     /// Everything except [`ExitReason::Normal`] is abnormal: it takes down linked processes
@@ -60,18 +192,42 @@ impl ExitReason {
     pub fn is_abnormal(&self) -> bool {
         !matches!(self, ExitReason::Normal)
     }
+
+    /// Whether this is `shutdown` or `{shutdown, _}`: an orderly stop, which a supervisor
+    /// does not restart a transient child after.
+    ///
+    /// ```
+    /// use mote::{ExitReason, Term};
+    /// assert!(ExitReason::Shutdown.is_shutdown());
+    /// assert!(ExitReason::shutdown_with(Term::from(1)).is_shutdown());
+    /// assert!(!ExitReason::Normal.is_shutdown());
+    /// ```
+    pub fn is_shutdown(&self) -> bool {
+        matches!(self, ExitReason::Shutdown) || self.shutdown_detail().is_some()
+    }
+
+    /// The `detail` of `{shutdown, detail}`.
+    ///
+    /// ```
+    /// assert_eq!(mote::ExitReason::Shutdown.shutdown_detail(), None);
+    /// ```
+    pub fn shutdown_detail(&self) -> Option<&Term> {
+        match self {
+            ExitReason::Custom(custom) => match custom.as_tuple()? {
+                [tag, detail] if tag.is_atom("shutdown") => Some(detail),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ExitReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExitReason::Normal => f.write_str("normal"),
-            ExitReason::Shutdown => f.write_str("shutdown"),
-            ExitReason::Kill => f.write_str("kill"),
-            ExitReason::Killed => f.write_str("killed"),
-            ExitReason::NoProc => f.write_str("noproc"),
-            ExitReason::Panic(msg) => write!(f, "panic: {msg}"),
-            ExitReason::Custom(reason) => f.write_str(reason),
+            ExitReason::Panic(_) => fmt::Display::fmt(&self.to_term(), f),
+            ExitReason::Custom(custom) => fmt::Display::fmt(custom, f),
+            named => f.write_str(named.name().expect("a named reason")),
         }
     }
 }
@@ -82,15 +238,65 @@ impl fmt::Debug for ExitReason {
     }
 }
 
+impl From<Term> for ExitReason {
+    /// See [`ExitReason::from_term`].
+    fn from(term: Term) -> Self {
+        ExitReason::from_term(term)
+    }
+}
+
+impl From<Atom> for ExitReason {
+    fn from(atom: Atom) -> Self {
+        ExitReason::from_term(Term::Atom(atom))
+    }
+}
+
+impl From<&ExitReason> for Term {
+    fn from(reason: &ExitReason) -> Term {
+        reason.to_term()
+    }
+}
+
+impl From<ExitReason> for Term {
+    fn from(reason: ExitReason) -> Term {
+        reason.to_term()
+    }
+}
+
 impl From<&str> for ExitReason {
+    /// [`ExitReason::custom`].
     fn from(reason: &str) -> Self {
         ExitReason::custom(reason)
     }
 }
 
 impl From<String> for ExitReason {
+    /// [`ExitReason::custom`].
     fn from(reason: String) -> Self {
         ExitReason::custom(reason)
+    }
+}
+
+impl From<std::io::Error> for ExitReason {
+    /// The POSIX error atom Erlang's file and socket functions give (`enoent`,
+    /// `econnrefused`, `eacces`, ...) where the error has one; otherwise
+    /// `{io_error, <<"message">>}`.
+    ///
+    /// ```
+    /// use std::io::{Error, ErrorKind};
+    /// use mote::ExitReason;
+    /// assert_eq!(ExitReason::from(Error::from(ErrorKind::NotFound)).to_string(), "enoent");
+    /// let other = ExitReason::from(Error::other("disk on fire"));
+    /// assert_eq!(other.to_string(), r#"{io_error,<<"disk on fire">>}"#);
+    /// ```
+    fn from(error: std::io::Error) -> Self {
+        match crate::posix::error_atom(error.kind()) {
+            Some(name) => ExitReason::from_term(Term::Atom(Atom::known(name))),
+            None => ExitReason::from_term(Term::tuple([
+                Term::Atom(Atom::known("io_error")),
+                Term::from(error.to_string()),
+            ])),
+        }
     }
 }
 

@@ -75,6 +75,7 @@ pub mod pg;
 mod pid;
 #[cfg(not(loom))] // its queues' crate does not build under `--cfg loom`
 pub mod pool;
+mod posix;
 mod process;
 mod registry;
 mod runtime;
@@ -93,7 +94,7 @@ pub mod term;
 mod timeout;
 mod timer;
 
-pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
+pub use exit::{CustomReason, Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
 pub use info::{process_count, process_info, processes, ProcessInfo, Status};
 pub use pid::{Pid, ProcessId};
 pub use process::{Process, Recv, RecvMatching};

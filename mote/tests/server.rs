@@ -201,7 +201,10 @@ fn a_handler_panic_runs_terminate_and_fails_the_call() {
             r,
             Err(CallError::Exit(ExitReason::Panic("handler boom".into())))
         );
-        assert_eq!(logged(&log), ["init", "terminate panic: handler boom"]);
+        assert_eq!(
+            logged(&log),
+            ["init", r#"terminate {panic,<<"handler boom">>}"#]
+        );
         assert_eq!(s.call(Call::Echo(1), T).await, Err(CallError::NoProc));
     })
     .unwrap();
@@ -296,7 +299,7 @@ fn a_trapping_server_stops_when_its_parent_exits() {
                 logged(&log)
             );
         }
-        assert_eq!(logged(&log), ["init", "terminate parent gone"]);
+        assert_eq!(logged(&log), ["init", "terminate 'parent gone'"]);
     })
     .unwrap();
 }

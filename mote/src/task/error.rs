@@ -14,7 +14,7 @@ use crate::spawn::SpawnError;
 /// mote::run(|_p: mote::Process<()>| async {
 ///     let err = task::spawn(crash()).await.unwrap_err();
 ///     assert_eq!(err, TaskError::Exit(ExitReason::Panic("boom".into())));
-///     assert_eq!(err.to_string(), "the task exited: panic: boom");
+///     assert_eq!(err.to_string(), r#"the task exited: {panic,<<"boom">>}"#);
 /// })
 /// .unwrap();
 /// ```

@@ -65,11 +65,6 @@ impl Atom {
         &self.0
     }
 
-    /// The atom's text, shared (no copy).
-    pub(crate) fn to_arc(&self) -> Arc<str> {
-        Arc::clone(&self.0)
-    }
-
     /// An atom the runtime names itself; its text is known to be short.
     pub(crate) fn known(name: &str) -> Atom {
         debug_assert!(name.len() <= MAX_ATOM_CHARS);
