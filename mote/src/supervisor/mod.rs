@@ -62,6 +62,7 @@ use self::state::{Child, SupCall, SupReply, SupState, FOREVER};
 use crate::exit::ExitReason;
 use crate::pid::ProcessId;
 use crate::server::{CallError, ServerOptions, ServerRef, StartError, StopError};
+use crate::term::Term;
 
 /// A supervisor to start: strategy, restart intensity, children.
 ///
@@ -139,7 +140,8 @@ pub enum SupervisorError {
     /// A child with this id exists already.
     #[error("a child {0} exists already")]
     AlreadyPresent(Arc<str>),
-    /// The child's start function failed with this reason.
+    /// The child's start function failed with this reason (Erlang's `start_child`
+    /// returns `{error, {Reason, ChildRecord}}`; mote gives the `Reason`).
     #[error("the child failed to start: {0}")]
     StartFailed(ExitReason),
     /// A dynamic supervisor has its maximum number of children.
@@ -185,7 +187,9 @@ impl Supervisor {
 
     /// Starts the supervisor linked to the calling process (its parent), and its children
     /// in order; returns once all have started. If one fails to start, those already
-    /// started are stopped and the error names the child.
+    /// started are stopped and the supervisor ends with Erlang's reason
+    /// `{shutdown, {failed_to_start_child, Id, Reason}}`, which [`StartError::Init`]
+    /// carries (the id is an atom, or a binary if longer than an atom can be).
     pub async fn start_link(self) -> Result<SupervisorRef, StartError> {
         self.start_with(true).await
     }
@@ -209,10 +213,13 @@ impl Supervisor {
             .enumerate()
             .find(|(i, c)| self.children[..*i].iter().any(|d| d.id == c.id));
         if let Some((_, c)) = duplicate {
-            return Err(StartError::Init(ExitReason::custom(format!(
-                "duplicate child id {}",
-                c.id
-            ))));
+            // Erlang's reason: `{start_spec, {duplicate_child_name, Id}}`.
+            let id = Term::atom_or_binary(Arc::clone(&c.id));
+            let duplicate = Term::tuple([Term::atom("duplicate_child_name"), id]);
+            return Err(StartError::Init(ExitReason::from(Term::tuple([
+                Term::atom("start_spec"),
+                duplicate,
+            ]))));
         }
         let state = SupState {
             strategy: self.strategy,

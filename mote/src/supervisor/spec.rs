@@ -8,13 +8,16 @@ use std::time::Duration;
 use crate::exit::ExitReason;
 use crate::pid::ProcessId;
 use crate::server::{self, Server, StartError};
+use crate::spawn::SpawnError;
+use crate::term::Term;
 
 /// When a child is restarted after it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Restart {
     /// Always.
     Permanent,
-    /// Only after an abnormal end: not after `normal` or `shutdown`.
+    /// Only after an abnormal end: not after `normal`, `shutdown` or `{shutdown, _}`
+    /// ([`ExitReason::shutdown_with`]).
     Transient,
     /// Never; its spec is removed when it ends.
     Temporary,
@@ -160,11 +163,17 @@ impl std::fmt::Debug for ChildSpec {
 }
 
 impl From<StartError> for ExitReason {
-    /// The reason a failed start reports: `init`'s own reason, or the error's text.
+    /// The reason a failed start reports, as Erlang's: `init`'s own reason,
+    /// `{already_started, Pid}` for a name already taken, `system_limit` for a full process
+    /// table; `not_in_process` for a linked start outside any process.
     fn from(e: StartError) -> Self {
         match e {
             StartError::Init(reason) => reason,
-            other => ExitReason::custom(other.to_string()),
+            StartError::AlreadyStarted(owner) => {
+                ExitReason::from(Term::tuple([Term::atom("already_started"), owner.into()]))
+            }
+            StartError::Spawn(SpawnError::TableFull(_)) => ExitReason::custom("system_limit"),
+            StartError::Spawn(SpawnError::NotInProcess) => ExitReason::custom("not_in_process"),
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::exit::{Exit, ExitReason};
 use crate::pid::ProcessId;
 use crate::server::{Context, Next, ReplyTo, Server};
 use crate::shutdown::shut_down;
+use crate::term::Term;
 
 pub(crate) struct SupState {
     pub(super) strategy: Strategy,
@@ -89,7 +90,7 @@ impl SupState {
         self.children[i].pid = None;
         let restart = match self.children[i].spec.restart {
             Restart::Permanent => true,
-            Restart::Transient => reason.is_abnormal() && reason != ExitReason::Shutdown,
+            Restart::Transient => reason.is_abnormal() && !reason.is_shutdown(),
             Restart::Temporary => false,
         };
         if !restart {
@@ -235,11 +236,11 @@ impl Server for SupState {
         ctx.trap_exit(true);
         for i in 0..self.children.len() {
             if let Err(reason) = self.start_child(i, ctx).await {
-                let id = Arc::clone(&self.children[i].spec.id);
+                let id = Term::atom_or_binary(Arc::clone(&self.children[i].spec.id));
                 self.stop_all(ctx).await;
-                return Err(ExitReason::custom(format!(
-                    "failed_to_start_child {id}: {reason}"
-                )));
+                // Erlang's reason: `{shutdown, {failed_to_start_child, Id, Reason}}`.
+                let failed = Term::tuple([Term::atom("failed_to_start_child"), id, reason.into()]);
+                return Err(ExitReason::shutdown_with(failed));
             }
         }
         Ok(())
