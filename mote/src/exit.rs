@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::pid::ProcessId;
+use crate::registry::RegisteredName;
 use crate::term::{Atom, Term};
 
 /// Why a process ended (Erlang's exit reason): any [`Term`], with the reasons the runtime
@@ -367,6 +368,11 @@ impl fmt::Display for MonitorRef {
 /// A process receives it in its ordinary receive loop: its message type implements
 /// `From<Down>` (see the crate docs on system messages).
 ///
+/// For a monitor by name ([`Process::monitor_name`](crate::Process::monitor_name)),
+/// Erlang's message names `{Name, Node}` instead of the pid: [`Down::by_name`] holds that,
+/// and [`Down::pid`] the process that held the name when the monitor was made
+/// ([`ProcessId::NONE`] if nobody did).
+///
 /// ```
 /// use mote::{Down, ExitReason, Process};
 /// mote::run(|mut p: Process<Down>| async move {
@@ -384,6 +390,10 @@ pub struct Down {
     pub pid: ProcessId,
     /// Why it ended; [`ExitReason::NoProc`] if it was already gone.
     pub reason: ExitReason,
+    /// For a monitor by name, the name and its node (Erlang's `{Name, Node}`); `None` for
+    /// a monitor of a pid. Boxed, so that a `Down` stays small in every mailbox that can
+    /// hold one.
+    pub by_name: Option<Box<RegisteredName>>,
 }
 
 /// The message a process that traps exits gets instead of dying

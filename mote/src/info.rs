@@ -2,12 +2,12 @@
 
 use std::mem::size_of;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use crate::pid::ProcessId;
 use crate::signals::{self, Watcher};
 use crate::table::slot::{ALIVE, EXIT_PENDING, FOREIGN, PARKED};
 use crate::table::{Slot, TABLE};
+use crate::term::Atom;
 
 /// What a process is doing, as far as the runtime can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub struct ProcessInfo {
     /// The process.
     pub id: ProcessId,
     /// Its registered name.
-    pub name: Option<Arc<str>>,
+    pub name: Option<Atom>,
     /// What it is doing.
     pub status: Status,
     /// Messages waiting in its mailbox, as the process last published it (when it last
@@ -93,12 +93,10 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
             let Some(s) = s.as_deref() else {
                 return (None, Vec::new(), Vec::new(), Vec::new(), false, 0);
             };
-            let monitored_by = s.watchers.iter().filter_map(|(_, w)| {
-                if let Watcher::Process { pid, .. } = w {
-                    Some(*pid)
-                } else {
-                    None
-                }
+            let monitored_by = s.watchers.iter().filter_map(|(_, w)| match w {
+                Watcher::Process { pid, .. } => Some(*pid),
+                Watcher::ByName(w) => Some(w.pid),
+                Watcher::Hook(_) | Watcher::Listener(_) => None,
             });
             let bytes = size_of::<signals::Signals>()
                 + s.links.capacity() * size_of::<ProcessId>()

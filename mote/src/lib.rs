@@ -32,9 +32,11 @@
 //! * [`Pid<M>`] addresses a process whose mailbox takes `M`; [`Pid::send`] never blocks.
 //! * [`Process<M>`] is a process's own handle: [`Process::recv`], selective receive with
 //!   [`Process::recv_matching`], timeouts with [`Process::recv_timeout`].
-//! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`], [`Process::trap_exit`],
-//!   [`exit`]. System messages ([`Down`], [`Exit`]) arrive in the same mailbox, converted
-//!   into `M` with `From` (see [`Process`]).
+//! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`],
+//!   [`Process::monitor_name`], [`Process::trap_exit`], [`exit`]. System messages ([`Down`],
+//!   [`Exit`]) arrive in the same mailbox, converted into `M` with `From` (see [`Process`]).
+//! * Terms: [`Term`] is an Erlang term (atoms, tuples, lists, maps, binaries, ...), compared,
+//!   ordered and printed as Erlang does; exit reasons are terms.
 //! * Worker pools: [`pool`] runs jobs on pre-spawned worker processes (work stealing or
 //!   work pushing, bounded queues, panics and dead workers reported per job), with
 //!   [`pool::Pool::map_reduce`] for chunked data.
@@ -99,7 +101,8 @@ pub use info::{process_count, process_info, processes, ProcessInfo, Status};
 pub use pid::{Pid, ProcessId};
 pub use process::{Process, Recv, RecvMatching};
 pub use registry::{
-    lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
+    lookup, register, registered_name, send_named, unregister, whereis, RegisteredName,
+    RegistryError,
 };
 pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
 pub use send::{is_alive, TrySendError};

@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 
 use crate::pid::{Pid, ProcessId};
 use crate::signals;
+use crate::term::Atom;
 
 struct Entry {
     id: ProcessId,
@@ -15,7 +16,40 @@ struct Entry {
     type_name: &'static str,
 }
 
-static NAMES: LazyLock<Mutex<HashMap<Arc<str>, Entry>>> = LazyLock::new(Default::default);
+static NAMES: LazyLock<Mutex<HashMap<Atom, Entry>>> = LazyLock::new(Default::default);
+
+/// A registered name on a node: what a monitor by name watches (Erlang's `{Name, Node}`).
+///
+/// The node is an index in the node table, as [`ProcessId::node`] is: `0` for this node.
+/// Deviation: Erlang names the node by its name (`nonode@nohost`).
+///
+/// ```
+/// use mote::RegisteredName;
+/// let n = RegisteredName::local("logger".try_into().unwrap());
+/// assert_eq!((n.name.as_str(), n.node), ("logger", 0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RegisteredName {
+    /// The name.
+    pub name: Atom,
+    /// The node it is registered on (`0`: this node).
+    pub node: u32,
+}
+
+impl RegisteredName {
+    /// `name` on this node.
+    pub fn local(name: Atom) -> Self {
+        RegisteredName { name, node: 0 }
+    }
+}
+
+/// The atom a process can be registered as: at most 255 characters, and not `undefined`.
+pub(crate) fn name_atom(name: &str) -> Result<Atom, RegistryError> {
+    if name == "undefined" {
+        return Err(RegistryError::ReservedName);
+    }
+    Atom::new(name).map_err(|e| RegistryError::NameTooLong { chars: e.chars })
+}
 
 /// Registry errors (Erlang raises `badarg` for all of them; mote says which).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +71,17 @@ pub enum RegistryError {
     /// No process has this name.
     #[error("no process is registered as {0:?}")]
     NotRegistered(Arc<str>),
+    /// Names are atoms, of at most 255 characters; this one is longer (Erlang's
+    /// `system_limit` when the atom is made).
+    #[error("a name is an atom, of at most 255 characters; this one has {chars}")]
+    NameTooLong {
+        /// The name's length in characters.
+        chars: usize,
+    },
+    /// `undefined` cannot be registered: it is how Erlang's `whereis` says "nobody"
+    /// (Erlang's `badarg`).
+    #[error("the name undefined cannot be registered")]
+    ReservedName,
     /// The named process's mailbox takes another message type.
     #[error("{name:?} takes messages of type {actual}, not {expected}")]
     WrongType {
@@ -51,6 +96,9 @@ pub enum RegistryError {
 
 /// Registers `pid` under `name`. The name is released when the process ends.
 ///
+/// A name is an atom: at most 255 characters ([`RegistryError::NameTooLong`]), and not
+/// `undefined` ([`RegistryError::ReservedName`]).
+///
 /// ```
 /// use mote::{Process, RegistryError};
 /// mote::run(|p: Process<u8>| async move {
@@ -61,16 +109,16 @@ pub enum RegistryError {
 /// .unwrap();
 /// ```
 pub fn register<M: 'static>(name: &str, pid: Pid<M>) -> Result<(), RegistryError> {
+    let name = name_atom(name)?;
     let mut names = NAMES.lock();
-    if let Some(entry) = names.get(name) {
+    if let Some(entry) = names.get(&name) {
         return Err(RegistryError::NameTaken {
-            name: name.into(),
+            name: name.as_str().into(),
             owner: entry.id,
         });
     }
-    let name: Arc<str> = name.into();
     let outcome = signals::with_live(pid.id(), |_, s| match &s.name {
-        Some(existing) => Err(RegistryError::AlreadyNamed(existing.clone())),
+        Some(existing) => Err(RegistryError::AlreadyNamed(existing.as_str().into())),
         None => {
             s.name = Some(name.clone());
             Ok(())
@@ -171,7 +219,7 @@ pub fn send_named<M: Send + 'static>(name: &str, message: M) -> Result<(), Regis
 /// })
 /// .unwrap();
 /// ```
-pub fn registered_name(id: ProcessId) -> Option<Arc<str>> {
+pub fn registered_name(id: ProcessId) -> Option<Atom> {
     signals::peek_live(id, |_, s| s.as_ref()?.name.clone()).flatten()
 }
 

@@ -338,7 +338,8 @@ fn monitor_dead_pid() {
                 Down {
                     monitor: r,
                     pid: d.id(),
-                    reason: ExitReason::NoProc
+                    reason: ExitReason::NoProc,
+                    by_name: None,
                 }
             ),
             other => panic!("expected a DOWN, got {other:?}"),

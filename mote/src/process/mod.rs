@@ -14,6 +14,7 @@ pub use receive::{Recv, RecvMatching};
 
 use crate::exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef};
 use crate::pid::{Pid, ProcessId};
+use crate::registry::RegistryError;
 use crate::signals::{self, LinkError};
 use crate::spawn::SpawnOptions;
 use crate::table::Slot;
@@ -304,6 +305,34 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// ```
     pub fn monitor(&self, target: impl Into<ProcessId>) -> MonitorRef {
         signals::monitor(self.id(), target.into(), signals::deliver_down::<M>)
+    }
+
+    /// Watches the process registered as `name` (Erlang's `monitor(process, Name)`): when
+    /// it ends, a [`Down`] arrives whose [`by_name`](Down::by_name) names `name` (and whose
+    /// `pid` is that process). If nobody holds the name, the `Down` comes at once, with
+    /// reason `noproc` and `pid` [`ProcessId::NONE`]. The monitor is on the process that
+    /// holds the name now: a later holder of the name is not watched.
+    ///
+    /// A name that cannot be registered is an error ([`RegistryError::NameTooLong`],
+    /// [`RegistryError::ReservedName`]).
+    ///
+    /// ```
+    /// use mote::{Down, ExitReason, Process};
+    /// mote::run(|mut p: Process<Down>| async move {
+    ///     let r = p.monitor_name("nobody").unwrap();
+    ///     let down = p.recv().await;
+    ///     assert_eq!((down.monitor, down.reason), (r, ExitReason::NoProc));
+    ///     assert_eq!(down.by_name.unwrap().name, "nobody");
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn monitor_name(&self, name: &str) -> Result<MonitorRef, RegistryError> {
+        let name = crate::registry::name_atom(name)?;
+        Ok(signals::monitor_name(
+            self.id(),
+            name,
+            signals::deliver_down::<M>,
+        ))
     }
 
     /// Removes a monitor. A `Down` already delivered stays in the mailbox (use

@@ -8,6 +8,7 @@ use crate::completion::{Completion, ExitWatch};
 use crate::exit::ExitReason;
 use crate::pid::ProcessId;
 use crate::process::Process;
+use crate::registry::RegistryError;
 use crate::spawn::{SpawnError, SpawnOptions};
 
 /// Why a server did not start.
@@ -19,6 +20,10 @@ pub enum StartError {
     /// The name asked for belongs to another live process (Erlang's `already_started`).
     #[error("the name is already registered to {0}")]
     AlreadyStarted(ProcessId),
+    /// The name asked for cannot be registered ([`RegistryError::NameTooLong`],
+    /// [`RegistryError::ReservedName`]); nothing was started.
+    #[error(transparent)]
+    Name(RegistryError),
     /// The process could not be spawned: a full process table, or a linked start outside a
     /// process.
     #[error(transparent)]
@@ -118,6 +123,9 @@ impl ServerOptions {
     /// gets [`StartError::Init`] and no exit signal (as OTP 26's `init` returning
     /// `{error, Reason}`; with `{stop, Reason}` Erlang also sends the exit signal).
     pub async fn start<S: Server>(self, server: S) -> Result<ServerRef<S>, StartError> {
+        if let Some(name) = &self.name {
+            crate::registry::name_atom(name).map_err(StartError::Name)?;
+        }
         let parent = if self.linked {
             Some(crate::self_id().ok_or(SpawnError::NotInProcess)?)
         } else {

@@ -11,8 +11,10 @@ use std::sync::Arc;
 
 use crate::exit::{Down, Exit, ExitReason, MonitorRef};
 use crate::pid::ProcessId;
+use crate::registry::RegisteredName;
 use crate::table::slot::EXIT_PENDING;
 use crate::table::{Slot, TABLE};
+use crate::term::Atom;
 
 mod ref_list;
 pub(crate) use ref_list::RefList;
@@ -29,10 +31,20 @@ pub(crate) enum Watcher {
         pid: ProcessId,
         deliver: DeliverDown,
     },
+    /// A process that monitors by name: its `Down` names the name. Boxed, so that the
+    /// common entries stay small.
+    ByName(Box<NameWatcher>),
     /// Runtime code (the waiter of `run`): called once with the exit reason.
     Hook(ExitHook),
     /// A waiter that is not a mailbox (a call, a task's handle): told once, removable.
     Listener(Arc<dyn ExitListener>),
+}
+
+/// A process monitoring another by the name it held (see [`Watcher::ByName`]).
+pub(crate) struct NameWatcher {
+    pub(crate) pid: ProcessId,
+    deliver: DeliverDown,
+    name: RegisteredName,
 }
 
 /// Runtime state told of a watched process's exit: see [`watch`].
@@ -56,7 +68,7 @@ pub(crate) struct Signals {
     pub(crate) deliver_exit: Option<DeliverExit>,
     /// An exit signal that must end the process at its next poll.
     pub(crate) pending_exit: Option<ExitReason>,
-    pub(crate) name: Option<Arc<str>>,
+    pub(crate) name: Option<Atom>,
     /// The permits of a bounded mailbox; closed when the process ends.
     pub(crate) bound: Option<Arc<tokio::sync::Semaphore>>,
 }
@@ -245,27 +257,48 @@ pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
 /// Installs a monitor of `target` for `watcher` (a live process). A dead target delivers a
 /// `Down` with reason `noproc` at once.
 pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDown) -> MonitorRef {
+    let entry = Watcher::Process {
+        pid: watcher,
+        deliver,
+    };
+    install(watcher, Some(target), entry, deliver, None)
+}
+
+/// Installs a monitor of the process registered as `name` for `watcher` (Erlang's
+/// `monitor(process, Name)`): of the process that holds it now, which later holders of the
+/// name do not inherit. A name nobody holds delivers a `Down` with reason `noproc` at once.
+pub(crate) fn monitor_name(watcher: ProcessId, name: Atom, deliver: DeliverDown) -> MonitorRef {
+    let holder = crate::registry::whereis(&name);
+    let name = RegisteredName::local(name);
+    let entry = Watcher::ByName(Box::new(NameWatcher {
+        pid: watcher,
+        deliver,
+        name: name.clone(),
+    }));
+    install(watcher, holder, entry, deliver, Some(name))
+}
+
+/// The common part of [`monitor`] and [`monitor_name`]: `entry` goes to `target`'s
+/// watchers; a target that is not alive (or none) gets the watcher a `noproc` `Down`.
+fn install(
+    watcher: ProcessId,
+    target: Option<ProcessId>,
+    entry: Watcher,
+    deliver: DeliverDown,
+    by_name: Option<RegisteredName>,
+) -> MonitorRef {
     let r = new_ref();
-    let _ = with_live(watcher, |_, s| s.watching.insert(r, target));
-    let added = with_live(target, |_, s| {
-        s.watchers.insert(
-            r,
-            Watcher::Process {
-                pid: watcher,
-                deliver,
-            },
-        )
-    });
+    let pid = target.unwrap_or(ProcessId::NONE);
+    let _ = with_live(watcher, |_, s| s.watching.insert(r, pid));
+    let added = target.and_then(|target| with_live(target, |_, s| s.watchers.insert(r, entry)));
     if added.is_none() {
-        send_down(
-            watcher,
-            deliver,
-            Down {
-                monitor: r,
-                pid: target,
-                reason: ExitReason::NoProc,
-            },
-        );
+        let down = Down {
+            monitor: r,
+            pid,
+            reason: ExitReason::NoProc,
+            by_name: by_name.map(Box::new),
+        };
+        send_down(watcher, deliver, down);
     }
     r
 }
@@ -358,6 +391,17 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
                         monitor: r,
                         pid: id,
                         reason: reason.clone(),
+                        by_name: None,
+                    },
+                ),
+                Watcher::ByName(w) => send_down(
+                    w.pid,
+                    w.deliver,
+                    Down {
+                        monitor: r,
+                        pid: id,
+                        reason: reason.clone(),
+                        by_name: Some(Box::new(w.name)),
                     },
                 ),
                 Watcher::Hook(hook) => hook(&reason),

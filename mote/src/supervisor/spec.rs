@@ -164,14 +164,16 @@ impl std::fmt::Debug for ChildSpec {
 
 impl From<StartError> for ExitReason {
     /// The reason a failed start reports, as Erlang's: `init`'s own reason,
-    /// `{already_started, Pid}` for a name already taken, `system_limit` for a full process
-    /// table; `not_in_process` for a linked start outside any process.
+    /// `{already_started, Pid}` for a name already taken, `badarg` for a name that cannot
+    /// be registered, `system_limit` for a full process table; `not_in_process` for a
+    /// linked start outside any process.
     fn from(e: StartError) -> Self {
         match e {
             StartError::Init(reason) => reason,
             StartError::AlreadyStarted(owner) => {
                 ExitReason::from(Term::tuple([Term::atom("already_started"), owner.into()]))
             }
+            StartError::Name(_) => ExitReason::custom("badarg"),
             StartError::Spawn(SpawnError::TableFull(_)) => ExitReason::custom("system_limit"),
             StartError::Spawn(SpawnError::NotInProcess) => ExitReason::custom("not_in_process"),
         }
