@@ -6,6 +6,11 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// The most characters an atom may have (Erlang's limit).
+///
+/// ```
+/// use mote::term::{Atom, MAX_ATOM_CHARS};
+/// assert!(Atom::new("é".repeat(MAX_ATOM_CHARS)).is_ok());
+/// ```
 pub const MAX_ATOM_CHARS: usize = 255;
 
 /// A name: Erlang's atom (`ok`, `shutdown`, `'EXIT'`). Any text of at most 255 characters
@@ -30,6 +35,11 @@ pub const MAX_ATOM_CHARS: usize = 255;
 pub struct Atom(Arc<str>);
 
 /// Text that cannot be an atom: it has more than 255 characters (Erlang's `system_limit`).
+///
+/// ```
+/// use mote::term::{Atom, AtomTooLong};
+/// assert_eq!(Atom::new("x".repeat(300)), Err(AtomTooLong { chars: 300 }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("an atom has at most 255 characters; this text has {chars}")]
 pub struct AtomTooLong {

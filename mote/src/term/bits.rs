@@ -27,6 +27,11 @@ pub struct BitBinary {
 
 /// Bits that cannot form a bitstring: no bytes, or a bit count for the last byte outside
 /// 1..=8.
+///
+/// ```
+/// use mote::term::BadBits;
+/// assert_eq!(mote::Term::bits(vec![1], 9), Err(BadBits { bytes: 1, tail_bits: 9 }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("a bitstring needs at least one byte and 1 to 8 bits in its last byte (got {bytes} bytes, {tail_bits} bits)")]
 pub struct BadBits {

@@ -28,6 +28,11 @@ pub struct Reference {
 }
 
 /// A reference needs 1 to 5 words.
+///
+/// ```
+/// use mote::term::{BadReference, Reference};
+/// assert_eq!(Reference::new(0, 0, &[0; 6]), Err(BadReference(6)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("a reference has 1 to 5 words, not {0}")]
 pub struct BadReference(pub usize);
