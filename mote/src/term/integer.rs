@@ -52,38 +52,20 @@ impl From<BigInt> for Term {
     }
 }
 
-impl From<u64> for Term {
-    fn from(value: u64) -> Term {
-        match i64::try_from(value) {
-            Ok(small) => Term::Int(small),
-            Err(_) => Term::from(BigInt::from(value)),
+/// Integers that may not fit in an `i64`: the small form when they do.
+macro_rules! from_wide_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Term {
+            fn from(value: $t) -> Term {
+                match i64::try_from(value) {
+                    Ok(small) => Term::Int(small),
+                    Err(_) => Term::from(BigInt::from(value)),
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl From<usize> for Term {
-    fn from(value: usize) -> Term {
-        Term::from(value as u64)
-    }
-}
-
-impl From<i128> for Term {
-    fn from(value: i128) -> Term {
-        match i64::try_from(value) {
-            Ok(small) => Term::Int(small),
-            Err(_) => Term::from(BigInt::from(value)),
-        }
-    }
-}
-
-impl From<u128> for Term {
-    fn from(value: u128) -> Term {
-        match i64::try_from(value) {
-            Ok(small) => Term::Int(small),
-            Err(_) => Term::from(BigInt::from(value)),
-        }
-    }
-}
+from_wide_int!(u64, usize, i128, u128);
 
 impl fmt::Display for BigInteger {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
