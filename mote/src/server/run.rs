@@ -49,7 +49,9 @@ pub(super) enum Msg<S: Server> {
     Cast(S::Cast),
     Info(S::Info),
     Exit(Exit),
-    Down(Down),
+    /// Boxed: the largest variant otherwise, and rare, while every call's envelope would
+    /// pay for its size.
+    Down(Box<Down>),
     Stop(ExitReason),
 }
 
@@ -68,7 +70,7 @@ impl<S: Server> From<Exit> for Envelope<S> {
 
 impl<S: Server> From<Down> for Envelope<S> {
     fn from(down: Down) -> Self {
-        Envelope(Msg::Down(down))
+        Envelope(Msg::Down(Box::new(down)))
     }
 }
 
@@ -109,7 +111,7 @@ pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>) -> Exit
             Msg::Cast(message) => catching(server.handle_cast(message, &mut ctx)).await,
             Msg::Info(message) => catching(server.handle_info(message, &mut ctx)).await,
             Msg::Exit(exit) => catching(server.handle_exit(exit, &mut ctx)).await,
-            Msg::Down(down) => catching(server.handle_down(down, &mut ctx)).await,
+            Msg::Down(down) => catching(server.handle_down(*down, &mut ctx)).await,
             Msg::Stop(reason) => Ok(Next::Stop(reason)),
         };
         let reason = match handled {
