@@ -66,45 +66,60 @@
 
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
-pub mod agent;
-mod completion;
-mod exit;
-mod info;
-mod mailbox;
-pub mod pg;
-mod pid;
-#[cfg(not(loom))] // its queues' crate does not build under `--cfg loom`
-pub mod pool;
-mod process;
-mod registry;
-mod runtime;
-mod scheduler;
-mod send;
-pub mod server;
-mod shutdown;
-mod signals;
-mod spawn;
-mod start;
-pub mod supervisor;
-mod sync;
-mod table;
-pub mod task;
-mod timeout;
-mod timer;
+mod values {
+    pub(crate) mod exit;
+    pub(crate) mod pid;
+}
 
-pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
-pub use info::{process_count, process_info, processes, ProcessInfo, Status};
-pub use pid::{Pid, ProcessId};
-pub use process::{Process, Recv, RecvMatching};
-pub use registry::{
+mod rt {
+    pub(crate) mod completion;
+    pub(crate) mod mailbox;
+    pub(crate) mod runner;
+    pub(crate) mod scheduler;
+    pub(crate) mod signals;
+    pub(crate) mod sync;
+    pub(crate) mod table;
+    pub(crate) mod timeout_wheel;
+}
+
+mod process {
+    pub(crate) mod handle;
+    pub(crate) mod info;
+    pub(crate) mod registry;
+    pub(crate) mod runtime;
+    pub(crate) mod send;
+    pub(crate) mod spawn;
+    pub(crate) mod start;
+    pub(crate) mod timer;
+}
+
+mod otp {
+    pub mod agent;
+    pub mod pg;
+    #[cfg(not(loom))] // its queues' crate does not build under `--cfg loom`
+    pub mod pool;
+    pub mod server;
+    pub(crate) mod shutdown;
+    pub mod supervisor;
+    pub mod task;
+}
+
+#[cfg(not(loom))]
+pub use otp::pool;
+pub use otp::{agent, pg, server, supervisor, task};
+pub use process::handle::{Process, Recv, RecvMatching};
+pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};
+pub use process::registry::{
     lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
 };
-pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
-pub use send::{is_alive, TrySendError};
-pub use signals::LinkError;
-pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
-pub use start::{start, Started};
-pub use timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
+pub use process::runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
+pub use process::send::{is_alive, TrySendError};
+pub use process::spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
+pub use process::start::{start, Started};
+pub use process::timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
+pub use rt::signals::LinkError;
+pub use values::exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
+pub use values::pid::{Pid, ProcessId};
 
 /// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
 /// [`ProcessId::NONE`] outside any process).
@@ -130,16 +145,16 @@ pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
     if from == target {
         // A signal to oneself that ends the caller ends it now: the call does not return
         // (Erlang, case P07). A trapped one becomes a message, like any other.
-        let trapping = signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
+        let trapping = rt::signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
             .unwrap_or(false);
         if reason == ExitReason::Kill {
-            std::panic::resume_unwind(Box::new(process::task::ExitNow(ExitReason::Killed)));
+            std::panic::resume_unwind(Box::new(rt::runner::ExitNow(ExitReason::Killed)));
         }
         if !trapping {
-            std::panic::resume_unwind(Box::new(process::task::ExitNow(reason)));
+            std::panic::resume_unwind(Box::new(rt::runner::ExitNow(reason)));
         }
     }
-    signals::exit_signal(target, from, reason, false);
+    rt::signals::exit_signal(target, from, reason, false);
 }
 
 /// The id of the process running this code, or `None` outside any process.
@@ -149,5 +164,5 @@ pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
 /// mote::run(|p: mote::Process<()>| async move { assert_eq!(mote::self_id(), Some(p.id())) }).unwrap();
 /// ```
 pub fn self_id() -> Option<ProcessId> {
-    process::task::current()
+    rt::runner::current()
 }
