@@ -73,6 +73,7 @@ mod values {
 
 mod rt {
     pub(crate) mod completion;
+    pub(crate) mod current;
     pub(crate) mod mailbox;
     pub(crate) mod runner;
     pub(crate) mod scheduler;
@@ -83,10 +84,12 @@ mod rt {
 }
 
 mod process {
+    pub(crate) mod exit_signal;
     pub(crate) mod handle;
     pub(crate) mod info;
     pub(crate) mod registry;
     pub(crate) mod runtime;
+    pub(crate) mod self_id;
     pub(crate) mod send;
     pub(crate) mod spawn;
     pub(crate) mod start;
@@ -107,12 +110,14 @@ mod otp {
 #[cfg(not(loom))]
 pub use otp::pool;
 pub use otp::{agent, pg, server, supervisor, task};
+pub use process::exit_signal::exit;
 pub use process::handle::{Process, Recv, RecvMatching};
 pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};
 pub use process::registry::{
     lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
 };
 pub use process::runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
+pub use process::self_id::self_id;
 pub use process::send::{is_alive, TrySendError};
 pub use process::spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
 pub use process::start::{start, Started};
@@ -120,49 +125,3 @@ pub use process::timer::{cancel_timer, read_timer, send_after, sleep, yield_now,
 pub use rt::signals::LinkError;
 pub use values::exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
 pub use values::pid::{Pid, ProcessId};
-
-/// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
-/// [`ProcessId::NONE`] outside any process).
-///
-/// A non-trapping target ends with `reason` unless it is `Normal` (ignored, except when a
-/// process sends it to itself); a trapping one gets an [`Exit`] message; `Kill` cannot be
-/// trapped and ends the target with `Killed`. A signal a process sends itself that ends it
-/// ends it at once: the call does not return.
-///
-/// ```
-/// use mote::{Down, ExitReason, Process};
-/// mote::run(|mut p: Process<Down>| async move {
-///     let victim = mote::spawn(|mut v: Process<()>| async move { v.recv().await });
-///     p.monitor(victim);
-///     mote::exit(victim, ExitReason::Kill);
-///     assert_eq!(p.recv().await.reason, ExitReason::Killed);
-/// })
-/// .unwrap();
-/// ```
-pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
-    let target = target.into();
-    let from = self_id().unwrap_or(ProcessId::NONE);
-    if from == target {
-        // A signal to oneself that ends the caller ends it now: the call does not return
-        // (Erlang, case P07). A trapped one becomes a message, like any other.
-        let trapping = rt::signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
-            .unwrap_or(false);
-        if reason == ExitReason::Kill {
-            std::panic::resume_unwind(Box::new(rt::runner::ExitNow(ExitReason::Killed)));
-        }
-        if !trapping {
-            std::panic::resume_unwind(Box::new(rt::runner::ExitNow(reason)));
-        }
-    }
-    rt::signals::exit_signal(target, from, reason, false);
-}
-
-/// The id of the process running this code, or `None` outside any process.
-///
-/// ```
-/// assert_eq!(mote::self_id(), None);
-/// mote::run(|p: mote::Process<()>| async move { assert_eq!(mote::self_id(), Some(p.id())) }).unwrap();
-/// ```
-pub fn self_id() -> Option<ProcessId> {
-    rt::runner::current()
-}

@@ -38,7 +38,8 @@ use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
 
-use crate::rt::signals::{self, ExitListener};
+use crate::rt::signals;
+use crate::rt::table::extras::ExitListener;
 use crate::values::exit::{ExitReason, MonitorRef};
 use crate::values::pid::{Pid, ProcessId};
 

@@ -4,8 +4,8 @@ use std::mem::size_of;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::rt::signals::{self, Watcher};
-use crate::rt::table::slot::{ALIVE, EXIT_PENDING, FOREIGN, PARKED};
+use crate::rt::signals;
+use crate::rt::table::extras::{Extras, Watcher};
 use crate::rt::table::{Slot, TABLE};
 use crate::values::pid::ProcessId;
 
@@ -68,11 +68,7 @@ pub fn process_count() -> usize {
 /// .unwrap();
 /// ```
 pub fn processes() -> Vec<ProcessId> {
-    TABLE
-        .slots()
-        .filter(|slot| slot.state.load(Ordering::Acquire) & ALIVE != 0)
-        .map(|slot| ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen()))
-        .collect()
+    TABLE.slots().filter_map(Slot::live_id).collect()
 }
 
 /// A snapshot of a live process, or `None` if it is not alive.
@@ -100,12 +96,12 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
                     None
                 }
             });
-            let bytes = size_of::<signals::Signals>()
+            let bytes = size_of::<Extras>()
                 + s.links.capacity() * size_of::<ProcessId>()
                 + s.watchers.capacity() * 32
                 + s.watching.capacity() * 24;
             (
-                s.name.clone(),
+                s.name.as_ref().map(|n| n.name.clone()),
                 s.links.clone(),
                 s.watching.iter().map(|(_, t)| *t).collect(),
                 monitored_by.collect(),
@@ -114,10 +110,9 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
             )
         })?;
     let slot = TABLE.lookup(id)?;
-    let state = slot.state.load(Ordering::Acquire);
-    let status = if state & EXIT_PENDING != 0 {
+    let status = if slot.is_exit_pending() {
         Status::Exiting
-    } else if state & (PARKED | FOREIGN) != 0 {
+    } else if slot.is_waiting() {
         Status::Waiting
     } else {
         Status::Active
@@ -135,9 +130,6 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
         trap_exit,
         messages_received,
         polls,
-        memory: size_of::<Slot>()
-            + slot.task_bytes.load(Ordering::Relaxed) as usize
-            + signal_bytes
-            + mailbox_len as usize * 24,
+        memory: size_of::<Slot>() + slot.task_bytes() + signal_bytes + mailbox_len as usize * 24,
     })
 }

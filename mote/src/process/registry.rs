@@ -7,6 +7,7 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::Mutex;
 
 use crate::rt::signals;
+use crate::rt::table::extras::RegisteredName;
 use crate::values::pid::{Pid, ProcessId};
 
 struct Entry {
@@ -70,9 +71,12 @@ pub fn register<M: 'static>(name: &str, pid: Pid<M>) -> Result<(), RegistryError
     }
     let name: Arc<str> = name.into();
     let outcome = signals::with_live(pid.id(), |_, s| match &s.name {
-        Some(existing) => Err(RegistryError::AlreadyNamed(existing.clone())),
+        Some(existing) => Err(RegistryError::AlreadyNamed(existing.name.clone())),
         None => {
-            s.name = Some(name.clone());
+            s.name = Some(RegisteredName {
+                name: name.clone(),
+                release,
+            });
             Ok(())
         }
     });
@@ -172,11 +176,12 @@ pub fn send_named<M: Send + 'static>(name: &str, message: M) -> Result<(), Regis
 /// .unwrap();
 /// ```
 pub fn registered_name(id: ProcessId) -> Option<Arc<str>> {
-    signals::peek_live(id, |_, s| s.as_ref()?.name.clone()).flatten()
+    signals::peek_live(id, |_, s| Some(s.as_ref()?.name.as_ref()?.name.clone())).flatten()
 }
 
-/// Called by a dying process: frees its name (if it still owns it).
-pub(crate) fn release(name: &str, id: ProcessId) {
+/// Frees a dying process's name (if it still owns it). Handed to the exit path with the
+/// name ([`RegisteredName`]), which calls it before the process's exit signals go out.
+fn release(name: &str, id: ProcessId) {
     let mut names = NAMES.lock();
     if names.get(name).is_some_and(|e| e.id == id) {
         names.remove(name);

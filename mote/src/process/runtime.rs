@@ -7,35 +7,11 @@
 //! program already has.
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
 
 use crate::process::handle::Process;
 use crate::process::spawn::SpawnOptions;
-use crate::rt::scheduler::Scheduler;
+use crate::rt::scheduler::global;
 use crate::values::exit::ExitReason;
-
-pub(crate) struct Runtime {
-    scheduler: Arc<Scheduler>,
-    tokio: tokio::runtime::Handle,
-    workers: usize,
-    /// The tokio runtime we started, if the user gave us none; kept alive forever.
-    _owned_tokio: Option<tokio::runtime::Runtime>,
-}
-
-static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-
-pub(crate) fn runtime() -> &'static Runtime {
-    RUNTIME.get_or_init(|| Builder::new().build())
-}
-
-pub(crate) fn scheduler() -> &'static Scheduler {
-    &runtime().scheduler
-}
-
-/// The tokio runtime handle that processes use for IO and timers.
-pub(crate) fn tokio_handle() -> &'static tokio::runtime::Handle {
-    &runtime().tokio
-}
 
 /// Configures the mote runtime before its first use.
 ///
@@ -86,42 +62,14 @@ impl Builder {
 
     /// Starts the runtime with this configuration.
     pub fn install(self) -> Result<(), AlreadyStarted> {
-        let mut installed = false;
-        RUNTIME.get_or_init(|| {
-            installed = true;
-            self.build()
-        });
-        if installed {
+        let config = global::Config {
+            workers: self.workers,
+            tokio: self.tokio,
+        };
+        if global::install(config) {
             Ok(())
         } else {
             Err(AlreadyStarted)
-        }
-    }
-
-    fn build(self) -> Runtime {
-        let workers = self.workers.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        });
-        let (tokio, owned) = match self.tokio {
-            Some(handle) => (handle, None),
-            None => {
-                let rt = tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(1)
-                    .thread_name("mote-io")
-                    .enable_all()
-                    .build()
-                    .expect("starting mote's tokio runtime for IO and timers");
-                (rt.handle().clone(), Some(rt))
-            }
-        };
-        let scheduler = Scheduler::start(workers, tokio.clone());
-        Runtime {
-            scheduler,
-            tokio,
-            workers,
-            _owned_tokio: owned,
         }
     }
 }
@@ -132,7 +80,7 @@ impl Builder {
 /// assert!(mote::worker_threads() >= 1);
 /// ```
 pub fn worker_threads() -> usize {
-    runtime().workers
+    global::worker_threads()
 }
 
 /// Runs `f` as a process and blocks the calling thread until it ends: the usual entry point

@@ -1,9 +1,8 @@
 //! Sending: [`Pid::send`] and the bounded-mailbox variants.
 
-use std::sync::atomic::Ordering;
-
+use crate::rt::current;
 use crate::rt::signals;
-use crate::rt::table::slot::{BOUNDED, PERMIT_TAG};
+use crate::rt::table::slot::PERMIT_TAG;
 use crate::rt::table::TABLE;
 use crate::values::pid::{Pid, ProcessId};
 
@@ -47,9 +46,7 @@ impl<M: Send + 'static> Pid<M> {
             // `spawn` or a type-checked registry lookup), and `send` checks the serial, so a
             // reused slot of another type is never written to.
             // `pinned()`: see `Slot::send`.
-            Some(slot) => unsafe {
-                slot.send::<M>(id.serial(), tag, message, crate::rt::runner::pinned())
-            },
+            Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) },
             None => Err(message),
         }
     }
@@ -104,7 +101,7 @@ impl<M: Send + 'static> Pid<M> {
 
     fn bound(&self) -> Option<std::sync::Arc<tokio::sync::Semaphore>> {
         let slot = TABLE.lookup(self.id())?;
-        if slot.state.load(Ordering::Acquire) & BOUNDED == 0 {
+        if !slot.is_bounded() {
             return None;
         }
         signals::peek_live(self.id(), |_, s| s.as_ref()?.bound.clone()).flatten()
@@ -123,5 +120,5 @@ pub fn is_alive(pid: impl Into<ProcessId>) -> bool {
     let id = pid.into();
     TABLE
         .lookup(id)
-        .is_some_and(|slot| slot.is_alive_gen(id.serial()))
+        .is_some_and(|slot| slot.is_alive(id.serial()))
 }

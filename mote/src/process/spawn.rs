@@ -8,12 +8,14 @@ use std::sync::Arc;
 use async_task::WithInfo;
 
 use crate::process::handle::Process;
+use crate::rt::current;
 use crate::rt::runner::ProcessTask;
 use crate::rt::scheduler::{schedule, schedule_process};
-use crate::rt::signals::{self, DeliverDown, Watcher};
-use crate::rt::table::slot::{drain, BOUNDED};
+use crate::rt::signals;
+use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
+use crate::rt::table::slot::drain;
 use crate::rt::table::TABLE;
-use crate::values::exit::{ExitReason, IntoExitReason, MonitorRef};
+use crate::values::exit::{Down, ExitReason, IntoExitReason, MonitorRef};
 use crate::values::pid::{Pid, ProcessId};
 
 /// async-task's per-task header (state, awaiter, vtable, flags), for memory figures.
@@ -100,8 +102,8 @@ pub enum SpawnError {
 pub struct SpawnOptions {
     link: Option<ProcessId>,
     monitor: Option<(ProcessId, MonitorRef, DeliverDown)>,
-    on_exit: Option<signals::ExitHook>,
-    listener: Option<(MonitorRef, Arc<dyn signals::ExitListener>)>,
+    on_exit: Option<ExitHook>,
+    listener: Option<(MonitorRef, Arc<dyn ExitListener>)>,
     link_caller: bool,
     bound: Option<usize>,
 }
@@ -152,11 +154,7 @@ impl SpawnOptions {
 
     /// Tells `listener` of the new process's exit; the watch exists before the process can
     /// run, and `r` removes it (`signals::unwatch`).
-    pub(crate) fn watched_by(
-        mut self,
-        r: MonitorRef,
-        listener: Arc<dyn signals::ExitListener>,
-    ) -> Self {
+    pub(crate) fn watched_by(mut self, r: MonitorRef, listener: Arc<dyn ExitListener>) -> Self {
         self.listener = Some((r, listener));
         self
     }
@@ -206,9 +204,9 @@ impl SpawnOptions {
         Fut: Future + Send + 'static,
         Fut::Output: IntoExitReason,
     {
-        crate::process::runtime::runtime();
+        crate::rt::scheduler::global::ensure_started();
         if self.link_caller {
-            let caller = crate::self_id().ok_or(SpawnError::NotInProcess)?;
+            let caller = current::current().ok_or(SpawnError::NotInProcess)?;
             self.link = Some(caller);
         }
         let slot = TABLE
@@ -220,12 +218,9 @@ impl SpawnOptions {
         // SAFETY: the slot came from the free list, and `drain::<M>` matches the mailbox
         // type of the `Process<M>` the task owns.
         unsafe { slot.occupy(runnable.waker(), drain::<M>) };
-        slot.task_bytes.store(
-            (TASK_HEADER_BYTES + size_of::<ProcessTask<Fut>>()) as u32,
-            Ordering::Relaxed,
-        );
+        slot.set_task_bytes(TASK_HEADER_BYTES + size_of::<ProcessTask<Fut>>());
         TABLE.live.fetch_add(1, Ordering::Relaxed);
-        let id = ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen());
+        let id = slot.id();
         if self.link.is_some()
             || self.monitor.is_some()
             || self.on_exit.is_some()
@@ -270,8 +265,64 @@ impl SpawnOptions {
             }
             if let Some(capacity) = self.bound {
                 s.bound = Some(Arc::new(tokio::sync::Semaphore::new(capacity)));
-                slot.state.fetch_or(BOUNDED, Ordering::Release);
+                slot.mark_bounded();
             }
         });
+    }
+}
+
+// `Process`'s spawning methods live here, beside `SpawnOptions`: the handle module does not
+// depend on spawning, only spawning on the handle.
+impl<M: Send + 'static> Process<M> {
+    /// Spawns a process linked to this one, atomically: the child cannot end before the link
+    /// exists.
+    ///
+    /// ```
+    /// use mote::{Exit, Process};
+    /// mote::run(|mut p: Process<Exit>| async move {
+    ///     p.trap_exit(true);
+    ///     let child = p.spawn_link(|_c: Process<()>| async {});
+    ///     let exit = p.recv().await;
+    ///     assert_eq!((exit.from, exit.reason), (child.id(), mote::ExitReason::Normal));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn spawn_link<C, F, Fut>(&self, f: F) -> Pid<C>
+    where
+        C: Send + 'static,
+        F: FnOnce(Process<C>) -> Fut,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoExitReason,
+    {
+        SpawnOptions::new().link(self.id()).spawn(f)
+    }
+}
+
+impl<M: From<Down> + Send + 'static> Process<M> {
+    /// Spawns a process and monitors it, atomically.
+    ///
+    /// ```
+    /// use mote::{Down, Process};
+    /// mote::run(|mut p: Process<Down>| async move {
+    ///     async fn crash() { panic!("boom") }
+    ///     let (child, r) = p.spawn_monitor(|_c: Process<()>| crash());
+    ///     let down = p.recv().await;
+    ///     assert_eq!((down.pid, down.monitor), (child.id(), r));
+    ///     assert_eq!(down.reason, mote::ExitReason::Panic("boom".into()));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn spawn_monitor<C, F, Fut>(&self, f: F) -> (Pid<C>, MonitorRef)
+    where
+        C: Send + 'static,
+        F: FnOnce(Process<C>) -> Fut,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoExitReason,
+    {
+        let r = signals::new_ref();
+        let pid = SpawnOptions::new()
+            .monitored_by(self.id(), r, signals::deliver_down::<M>)
+            .spawn(f);
+        (pid, r)
     }
 }

@@ -34,7 +34,7 @@ pub struct TimerRef {
 pub fn send_after<M: Send + 'static>(pid: Pid<M>, message: M, delay: Duration) -> TimerRef {
     let state = Arc::new(AtomicU8::new(PENDING));
     let fired = Arc::clone(&state);
-    let task = crate::process::runtime::tokio_handle().spawn(async move {
+    let task = crate::rt::scheduler::global::tokio_handle().spawn(async move {
         tokio::time::sleep(delay).await;
         // Only the side that moves the state out of PENDING acts: once `cancel_timer`
         // reports time left, the message is never sent.

@@ -15,7 +15,8 @@ use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
 
-use crate::rt::signals::{self, ExitListener};
+use crate::rt::signals;
+use crate::rt::table::extras::ExitListener;
 use crate::values::exit::{ExitReason, MonitorRef};
 use crate::values::pid::ProcessId;
 

@@ -3,56 +3,18 @@
 //! exit protocol.
 
 use std::any::Any;
-use std::cell::Cell;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::ptr;
-use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 
+use crate::rt::current;
 use crate::rt::signals;
-use crate::rt::table::slot::EXIT_PENDING;
 use crate::rt::table::Slot;
 use crate::values::exit::{ExitReason, IntoExitReason};
-use crate::values::pid::ProcessId;
 
 /// The unwinding payload of [`Process::exit`](crate::Process::exit).
 pub(crate) struct ExitNow(pub(crate) ExitReason);
-
-thread_local! {
-    /// The slot of the process being polled on this thread.
-    static CURRENT: Cell<*const Slot> = const { Cell::new(ptr::null()) };
-    /// The exit reason of the process whose future is being dropped on this thread.
-    static ENDING: Cell<Option<ExitReason>> = const { Cell::new(None) };
-}
-
-/// While a process's future is being dropped because the process ended, the reason it
-/// ended with: lets state owned by the future (a pool's running job) report it.
-pub(crate) fn ending_reason() -> Option<ExitReason> {
-    ENDING.with(|e| {
-        let reason = e.take();
-        e.set(reason.clone());
-        reason
-    })
-}
-
-/// Whether this thread is polling a process, and so holds an epoch guard (see `Slot::send`).
-#[inline]
-pub(crate) fn pinned() -> bool {
-    !CURRENT.with(Cell::get).is_null()
-}
-
-/// The id of the process running on this thread, if any.
-pub(crate) fn current() -> Option<ProcessId> {
-    let slot = CURRENT.with(Cell::get);
-    // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
-    let slot = unsafe { slot.as_ref() }?;
-    Some(ProcessId::local(
-        slot.index.load(Ordering::Relaxed),
-        slot.gen(),
-    ))
-}
 
 pub(crate) struct ProcessTask<F> {
     slot: &'static Slot,
@@ -87,9 +49,9 @@ where
         // The guard spans the whole poll: sends made by the process skip per-message
         // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
         let _guard = crossbeam_epoch::pin();
-        CURRENT.with(|c| c.set(slot));
+        current::enter(slot);
         slot.begin_poll();
-        let reason = if slot.state.load(Ordering::Acquire) & EXIT_PENDING != 0 {
+        let reason = if slot.is_exit_pending() {
             signals::take_pending_exit(slot)
         } else {
             // SAFETY: see above; the future stays where it is.
@@ -97,21 +59,21 @@ where
             match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                 Ok(Poll::Pending) => {
                     slot.flush_counters();
-                    CURRENT.with(|c| c.set(ptr::null()));
+                    current::leave();
                     return Poll::Pending;
                 }
                 Ok(Poll::Ready(output)) => output.into_exit_reason(),
                 Err(payload) => reason_of(payload),
             }
         };
-        let id = ProcessId::local(slot.index.load(Ordering::Relaxed), slot.gen());
+        let id = slot.id();
         // Dropping in place is allowed for a pinned value. A destructor that panics must not
         // take down the scheduler thread. Destructors can learn why the process ended.
-        ENDING.with(|e| e.set(Some(reason)));
-        let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
-        let reason = ENDING.with(Cell::take).unwrap_or(ExitReason::Killed);
+        let reason = current::while_ending(reason, || {
+            let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
+        });
         slot.flush_counters();
-        CURRENT.with(|c| c.set(ptr::null()));
+        current::leave();
         signals::process_exited(slot, id, reason);
         Poll::Ready(())
     }

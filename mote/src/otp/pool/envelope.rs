@@ -13,7 +13,8 @@ use pin_project_lite::pin_project;
 
 use super::job::{Job, JobError};
 use crate::rt::completion::Completion;
-use crate::rt::runner::{ending_reason, panic_message, ExitNow};
+use crate::rt::current::ending_reason;
+use crate::rt::runner::{panic_message, ExitNow};
 
 /// What a pool queue holds: one allocation per job (the boxed [`Task`]), not yet pinned, so
 /// a job that could not be queued can be taken apart again.

@@ -319,7 +319,7 @@ impl Pool {
         let _watch = ExitWatch::new(self.handle.manager, &ended);
         let sleep = {
             // A timer of mote's own tokio runtime, so this works from any async context.
-            let _enter = crate::process::runtime::tokio_handle().enter();
+            let _enter = crate::rt::scheduler::global::tokio_handle().enter();
             tokio::time::sleep(timeout)
         };
         let mut sleep = std::pin::pin!(sleep);

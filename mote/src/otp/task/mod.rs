@@ -190,6 +190,6 @@ where
 /// A timer on mote's tokio runtime, usable from any executor (the caller need not be
 /// inside a tokio runtime): the timer is bound to the handle entered when it is created.
 pub(crate) fn timer(duration: Duration) -> tokio::time::Sleep {
-    let _runtime = crate::process::runtime::tokio_handle().enter();
+    let _runtime = crate::rt::scheduler::global::tokio_handle().enter();
     tokio::time::sleep(duration)
 }

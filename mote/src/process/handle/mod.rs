@@ -4,17 +4,14 @@
 mod receive;
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::marker::PhantomData;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 pub use receive::{Recv, RecvMatching};
 
-use crate::process::spawn::SpawnOptions;
 use crate::rt::signals::{self, LinkError};
 use crate::rt::table::Slot;
-use crate::values::exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef};
+use crate::values::exit::{Down, Exit, ExitReason, MonitorRef};
 use crate::values::pid::{Pid, ProcessId};
 
 /// The running process's own handle: its mailbox and its relationships.
@@ -74,7 +71,7 @@ impl<M: Send + 'static> Process<M> {
 
     /// This process's id.
     pub fn id(&self) -> ProcessId {
-        ProcessId::local(self.slot.index.load(Ordering::Relaxed), self.slot.gen())
+        self.slot.id()
     }
 
     /// This process's address, to give to others.
@@ -202,7 +199,7 @@ impl<M: Send + 'static> Process<M> {
     /// ```
     pub fn mailbox_len(&self) -> usize {
         // SAFETY: we are the owner, the queue's only consumer.
-        let queued = unsafe { self.slot.queue.len_upto(usize::MAX) };
+        let queued = unsafe { self.slot.mailbox_len() };
         queued + self.saved.as_ref().map_or(0, |s| s.len())
     }
 
@@ -246,29 +243,6 @@ impl<M: Send + 'static> Process<M> {
     /// ```
     pub fn unlink(&self, other: impl Into<ProcessId>) {
         signals::unlink(self.id(), other.into())
-    }
-
-    /// Spawns a process linked to this one, atomically: the child cannot end before the link
-    /// exists.
-    ///
-    /// ```
-    /// use mote::{Exit, Process};
-    /// mote::run(|mut p: Process<Exit>| async move {
-    ///     p.trap_exit(true);
-    ///     let child = p.spawn_link(|_c: Process<()>| async {});
-    ///     let exit = p.recv().await;
-    ///     assert_eq!((exit.from, exit.reason), (child.id(), mote::ExitReason::Normal));
-    /// })
-    /// .unwrap();
-    /// ```
-    pub fn spawn_link<C, F, Fut>(&self, f: F) -> Pid<C>
-    where
-        C: Send + 'static,
-        F: FnOnce(Process<C>) -> Fut,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoExitReason,
-    {
-        SpawnOptions::new().link(self.id()).spawn(f)
     }
 
     /// Ends this process now with `reason` (Erlang's `exit/1`). Its destructors run, its
@@ -350,33 +324,6 @@ impl<M: From<Down> + Send + 'static> Process<M> {
         }
         active
     }
-
-    /// Spawns a process and monitors it, atomically.
-    ///
-    /// ```
-    /// use mote::{Down, Process};
-    /// mote::run(|mut p: Process<Down>| async move {
-    ///     async fn crash() { panic!("boom") }
-    ///     let (child, r) = p.spawn_monitor(|_c: Process<()>| crash());
-    ///     let down = p.recv().await;
-    ///     assert_eq!((down.pid, down.monitor), (child.id(), r));
-    ///     assert_eq!(down.reason, mote::ExitReason::Panic("boom".into()));
-    /// })
-    /// .unwrap();
-    /// ```
-    pub fn spawn_monitor<C, F, Fut>(&self, f: F) -> (Pid<C>, MonitorRef)
-    where
-        C: Send + 'static,
-        F: FnOnce(Process<C>) -> Fut,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoExitReason,
-    {
-        let r = signals::new_ref();
-        let pid = SpawnOptions::new()
-            .monitored_by(self.id(), r, signals::deliver_down::<M>)
-            .spawn(f);
-        (pid, r)
-    }
 }
 
 impl<M: From<Exit> + Send + 'static> Process<M> {
@@ -401,10 +348,7 @@ impl<M: From<Exit> + Send + 'static> Process<M> {
 impl<M> std::fmt::Debug for Process<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Process")
-            .field(
-                "id",
-                &ProcessId::local(self.slot.index.load(Ordering::Relaxed), self.slot.gen()),
-            )
+            .field("id", &self.slot.id())
             .finish_non_exhaustive()
     }
 }

@@ -109,10 +109,7 @@ impl<M: Send + 'static> Process<M> {
             }
             let foreign = !self.slot.is_task_waker(cx.waker());
             if foreign {
-                crate::rt::table::foreign::store(
-                    self.slot.index.load(std::sync::atomic::Ordering::Relaxed),
-                    cx.waker(),
-                );
+                crate::rt::table::foreign::store(self.slot.index(), cx.waker());
             }
             self.publish_len();
             // SAFETY: owner-only; a foreign waker was stored just above.

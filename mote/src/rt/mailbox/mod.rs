@@ -6,6 +6,3 @@
 //! count.
 
 pub(crate) mod queue;
-
-#[cfg(all(test, loom))]
-mod loom_tests;

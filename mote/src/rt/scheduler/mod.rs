@@ -14,6 +14,7 @@
 //! (its receive budget ran out) goes to the back of the deque. Idle workers steal from the
 //! global injector and from each other, then sleep on a condition variable.
 
+pub(crate) mod global;
 mod worker;
 
 use std::sync::atomic::{fence, AtomicUsize, Ordering};

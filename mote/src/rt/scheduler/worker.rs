@@ -27,7 +27,7 @@ thread_local! {
 pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
     let local = LOCAL.with(Cell::get);
     if local.is_null() {
-        crate::process::runtime::scheduler().inject(runnable);
+        super::global::scheduler().inject(runnable);
         return;
     }
     // SAFETY: a non-null LOCAL points at the `Local` that `run` keeps alive on this thread's

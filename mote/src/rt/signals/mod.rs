@@ -1,6 +1,6 @@
 //! Links, monitors and exit signals: the rules of Erlang's process relationships.
 //!
-//! Each process's relationships live in a [`Signals`] record behind its slot's lock,
+//! Each process's relationships live in an [`Extras`] record behind its slot's lock,
 //! allocated only when a process first links, monitors, traps exits or takes a name, so a
 //! plain process pays nothing for them. Only one slot lock is ever held at a time except in
 //! [`link`]/[`unlink`], which lock two in index order, and no message is pushed while a lock
@@ -9,57 +9,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::rt::table::slot::EXIT_PENDING;
+use crate::rt::current;
+use crate::rt::table::extras::{DeliverDown, DeliverExit, ExitListener, Extras, Watcher};
 use crate::rt::table::{Slot, TABLE};
 use crate::values::exit::{Down, Exit, ExitReason, MonitorRef};
 use crate::values::pid::ProcessId;
-
-mod ref_list;
-pub(crate) use ref_list::RefList;
-
-/// Pushes a `Down` into a watcher's mailbox, converted to the watcher's message type.
-pub(crate) type DeliverDown = unsafe fn(&Slot, u32, Down) -> bool;
-/// Pushes an `Exit` into a trapping process's mailbox, converted to its message type.
-pub(crate) type DeliverExit = unsafe fn(&Slot, u32, Exit) -> bool;
-
-/// Who is told when a monitored process ends.
-pub(crate) enum Watcher {
-    /// A process, with the conversion of `Down` into its message type.
-    Process {
-        pid: ProcessId,
-        deliver: DeliverDown,
-    },
-    /// Runtime code (the waiter of `run`): called once with the exit reason.
-    Hook(ExitHook),
-    /// A waiter that is not a mailbox (a call, a task's handle): told once, removable.
-    Listener(Arc<dyn ExitListener>),
-}
-
-/// Runtime state told of a watched process's exit: see [`watch`].
-pub(crate) trait ExitListener: Send + Sync {
-    /// Called once, with no lock held, when the watched process has ended.
-    fn exited(&self, reason: &ExitReason);
-}
-
-/// Runtime code run once with a process's exit reason.
-pub(crate) type ExitHook = Box<dyn FnOnce(&ExitReason) + Send>;
-
-/// A process's links, monitors, flags and name.
-#[derive(Default)]
-pub(crate) struct Signals {
-    pub(crate) links: Vec<ProcessId>,
-    /// Monitors on this process.
-    pub(crate) watchers: RefList<Watcher>,
-    /// Monitors this process holds on others.
-    pub(crate) watching: RefList<ProcessId>,
-    pub(crate) trap_exit: bool,
-    pub(crate) deliver_exit: Option<DeliverExit>,
-    /// An exit signal that must end the process at its next poll.
-    pub(crate) pending_exit: Option<ExitReason>,
-    pub(crate) name: Option<Arc<str>>,
-    /// The permits of a bounded mailbox.
-    pub(crate) bound: Option<Arc<tokio::sync::Semaphore>>,
-}
 
 static NEXT_REF: AtomicU64 = AtomicU64::new(1);
 
@@ -70,38 +24,38 @@ pub(crate) fn new_ref() -> MonitorRef {
 /// The `DeliverDown` of a process whose message type is `M`.
 ///
 /// # Safety
-/// The current incarnation of `slot`, if it is `gen`, has message type `M`.
+/// The current incarnation of `slot`, if it is `serial`, has message type `M`.
 pub(crate) unsafe fn deliver_down<M: From<Down> + Send + 'static>(
     slot: &Slot,
-    gen: u32,
+    serial: u32,
     down: Down,
 ) -> bool {
     let tag = down.monitor.0;
     // SAFETY: the caller's contract.
-    unsafe { slot.send::<M>(gen, tag, M::from(down), crate::rt::runner::pinned()) }.is_ok()
+    unsafe { slot.send::<M>(serial, tag, M::from(down), current::pinned()) }.is_ok()
 }
 
 /// The `DeliverExit` of a process whose message type is `M`.
 ///
 /// # Safety
-/// The current incarnation of `slot`, if it is `gen`, has message type `M`.
+/// The current incarnation of `slot`, if it is `serial`, has message type `M`.
 pub(crate) unsafe fn deliver_exit<M: From<Exit> + Send + 'static>(
     slot: &Slot,
-    gen: u32,
+    serial: u32,
     exit: Exit,
 ) -> bool {
     // SAFETY: the caller's contract.
-    unsafe { slot.send::<M>(gen, 0, M::from(exit), crate::rt::runner::pinned()) }.is_ok()
+    unsafe { slot.send::<M>(serial, 0, M::from(exit), current::pinned()) }.is_ok()
 }
 
-/// Runs `f` on the signals of `id` if that process is alive (under its lock), creating the
+/// Runs `f` on the extras of `id` if that process is alive (under its lock), creating the
 /// record if the process has none yet: for changes that add a relationship or a flag.
 pub(crate) fn with_live<R>(
     id: ProcessId,
-    f: impl FnOnce(&'static Slot, &mut Signals) -> R,
+    f: impl FnOnce(&'static Slot, &mut Extras) -> R,
 ) -> Option<R> {
-    peek_live(id, |slot, signals| {
-        f(slot, signals.get_or_insert_with(Box::default))
+    peek_live(id, |slot, extras| {
+        f(slot, extras.get_or_insert_with(Box::default))
     })
 }
 
@@ -109,21 +63,21 @@ pub(crate) fn with_live<R>(
 /// `None`): for reads and removals, which must not cost a plain process memory.
 pub(crate) fn peek_live<R>(
     id: ProcessId,
-    f: impl FnOnce(&'static Slot, &mut Option<Box<Signals>>) -> R,
+    f: impl FnOnce(&'static Slot, &mut Option<Box<Extras>>) -> R,
 ) -> Option<R> {
     let slot = TABLE.lookup(id)?;
-    let mut guard = slot.signals.lock();
-    if !slot.is_alive_gen(id.serial()) {
+    let mut guard = slot.lock_extras();
+    if !slot.is_alive(id.serial()) {
         return None;
     }
     Some(f(slot, &mut guard))
 }
 
 /// Asks the process to end with `reason` at its next poll; the first reason wins.
-fn set_pending_exit(slot: &Slot, signals: &mut Signals, reason: ExitReason) {
-    if signals.pending_exit.is_none() {
-        signals.pending_exit = Some(reason);
-        slot.state.fetch_or(EXIT_PENDING, Ordering::AcqRel);
+fn set_pending_exit(slot: &Slot, extras: &mut Extras, reason: ExitReason) {
+    if extras.pending_exit.is_none() {
+        extras.pending_exit = Some(reason);
+        slot.mark_exit_pending();
         slot.wake_task();
     }
 }
@@ -138,20 +92,20 @@ fn set_pending_exit(slot: &Slot, signals: &mut Signals, reason: ExitReason) {
 ///
 /// A link signal is dropped if the link no longer exists (it was unlinked).
 pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason, via_link: bool) {
-    let trapped = with_live(target, |slot, signals| {
+    let trapped = with_live(target, |slot, extras| {
         if via_link {
-            let i = signals.links.iter().position(|&l| l == from)?;
-            signals.links.swap_remove(i);
+            let i = extras.links.iter().position(|&l| l == from)?;
+            extras.links.swap_remove(i);
         }
         if !via_link && reason == ExitReason::Kill {
-            set_pending_exit(slot, signals, ExitReason::Killed);
+            set_pending_exit(slot, extras, ExitReason::Killed);
             return None;
         }
-        if signals.trap_exit {
-            return signals.deliver_exit.map(|deliver| (slot, deliver));
+        if extras.trap_exit {
+            return extras.deliver_exit.map(|deliver| (slot, deliver));
         }
         if reason.is_abnormal() || from == target {
-            set_pending_exit(slot, signals, reason.clone());
+            set_pending_exit(slot, extras, reason.clone());
         }
         None
     });
@@ -184,28 +138,28 @@ pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
     let trapping = {
         let (mut mine, theirs) = match other_slot {
             Some(other_slot) if other.index() < me.index() => {
-                let theirs = other_slot.signals.lock();
-                (my_slot.signals.lock(), Some((other_slot, theirs)))
+                let theirs = other_slot.lock_extras();
+                (my_slot.lock_extras(), Some((other_slot, theirs)))
             }
             Some(other_slot) => {
-                let mine = my_slot.signals.lock();
-                (mine, Some((other_slot, other_slot.signals.lock())))
+                let mine = my_slot.lock_extras();
+                (mine, Some((other_slot, other_slot.lock_extras())))
             }
-            None => (my_slot.signals.lock(), None),
+            None => (my_slot.lock_extras(), None),
         };
-        let my_signals = mine.get_or_insert_with(Box::default);
+        let my_extras = mine.get_or_insert_with(Box::default);
         match theirs {
-            Some((other_slot, mut theirs)) if other_slot.is_alive_gen(other.serial()) => {
-                let their_signals = theirs.get_or_insert_with(Box::default);
-                if !my_signals.links.contains(&other) {
-                    my_signals.links.push(other);
-                    their_signals.links.push(me);
+            Some((other_slot, mut theirs)) if other_slot.is_alive(other.serial()) => {
+                let their_extras = theirs.get_or_insert_with(Box::default);
+                if !my_extras.links.contains(&other) {
+                    my_extras.links.push(other);
+                    their_extras.links.push(me);
                 }
                 return Ok(());
             }
-            _ => my_signals
+            _ => my_extras
                 .trap_exit
-                .then_some(my_signals.deliver_exit)
+                .then_some(my_extras.deliver_exit)
                 .flatten(),
         }
     };
@@ -321,20 +275,20 @@ fn send_down(watcher: ProcessId, deliver: DeliverDown, down: Down) {
 /// The end of a process: marks it dead, releases its name, and sends its exit signals
 /// (links first, then monitors: Erlang delivered EXIT before DOWN, case P14).
 pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitReason) {
-    let signals = {
-        let mut guard = slot.signals.lock();
+    let extras = {
+        let mut guard = slot.lock_extras();
         slot.begin_exit();
         guard.take()
     };
     TABLE.live.fetch_sub(1, Ordering::Relaxed);
-    if let Some(mut signals) = signals {
-        if let Some(name) = signals.name.take() {
-            crate::process::registry::release(&name, id);
+    if let Some(mut extras) = extras {
+        if let Some(name) = extras.name.take() {
+            (name.release)(&name.name, id);
         }
-        for linked in signals.links.drain(..) {
+        for linked in extras.links.drain(..) {
             exit_signal(linked, id, reason.clone(), true);
         }
-        for (r, watcher) in signals.watchers.drain() {
+        for (r, watcher) in extras.watchers.drain() {
             match watcher {
                 Watcher::Process { pid, deliver } => send_down(
                     pid,
@@ -349,7 +303,7 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
                 Watcher::Listener(listener) => listener.exited(&reason),
             }
         }
-        for (r, target) in signals.watching.drain() {
+        for (r, target) in extras.watching.drain() {
             remove_watcher(target, r);
         }
     }
@@ -369,8 +323,7 @@ pub(crate) fn set_trap_exit(me: ProcessId, on: bool, deliver: DeliverExit) -> bo
 
 /// Takes the reason of a pending exit signal (the process is ending because of it).
 pub(crate) fn take_pending_exit(slot: &Slot) -> ExitReason {
-    slot.signals
-        .lock()
+    slot.lock_extras()
         .as_mut()
         .and_then(|s| s.pending_exit.take())
         .unwrap_or(ExitReason::Killed)

@@ -7,7 +7,11 @@
 //! slots actually used. Free slots form a lock-free LIFO list (a tagged Treiber stack), so a
 //! freshly freed, cache-warm slot is reused first.
 
+pub(crate) mod extras;
 pub(crate) mod foreign;
+#[cfg(all(test, loom))]
+mod loom_tests;
+pub(crate) mod ref_list;
 pub(crate) mod slot;
 
 use std::alloc::{self, Layout};

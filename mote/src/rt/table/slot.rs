@@ -3,8 +3,11 @@
 //! Everything other processes touch lives here: the mailbox, the task's waker, the
 //! liveness flags, and (behind a lock, allocated only when used) links, monitors and name.
 //! Slots are pooled: the table never frees one, it recycles it for a new process with a new
-//! serial (`gen`). That is what lets a [`Pid`](crate::Pid) be a plain id: reaching a slot
+//! serial (the [`ProcessId::serial`] of its ids). That is what lets a [`Pid`](crate::Pid) be a plain id: reaching a slot
 //! through a stale id is always memory-safe, and the serial check turns it into a no-op.
+//!
+//! Other modules reach the slot only through its methods: the state word's bits below are
+//! private to this file.
 //!
 //! # The state word
 //!
@@ -32,52 +35,55 @@ use std::task::Waker;
 
 use parking_lot::Mutex;
 
-use crate::rt::mailbox::queue::{Node, Queue};
-use crate::rt::signals::Signals;
-use crate::rt::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use parking_lot::MutexGuard;
 
-pub(crate) const ALIVE: u64 = 1 << 0;
-pub(crate) const DYING: u64 = 1 << 1;
-pub(crate) const PARKED: u64 = 1 << 2;
-pub(crate) const FOREIGN: u64 = 1 << 3;
-pub(crate) const EXIT_PENDING: u64 = 1 << 4;
-/// The mailbox is bounded (`Signals::bound` holds its permits).
-pub(crate) const BOUNDED: u64 = 1 << 5;
+use super::extras::Extras;
+use crate::rt::mailbox::queue::{Node, Queue};
+use crate::rt::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use crate::values::pid::ProcessId;
+
+const ALIVE: u64 = 1 << 0;
+const DYING: u64 = 1 << 1;
+const PARKED: u64 = 1 << 2;
+const FOREIGN: u64 = 1 << 3;
+const EXIT_PENDING: u64 = 1 << 4;
+/// The mailbox is bounded (`Extras::bound` holds its permits).
+const BOUNDED: u64 = 1 << 5;
 /// The tag of a message that took a bounded-mailbox permit: receiving it gives the permit
 /// back. Monitor references (the other nonzero tags) never reach this value.
 pub(crate) const PERMIT_TAG: u64 = u64::MAX;
-pub(crate) const REF: u64 = 1 << 6;
+const REF: u64 = 1 << 6;
 const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
 /// Longest queue walk when publishing the mailbox length.
 const PUBLISH_CAP: usize = 4096;
 
 /// How many messages one poll of a process may receive before it yields the thread.
-pub(crate) const BUDGET: u32 = 512;
+const BUDGET: u32 = 512;
 
 pub(crate) struct Slot {
-    pub(crate) state: AtomicU64,
-    pub(crate) queue: Queue,
+    state: AtomicU64,
+    pub(super) queue: Queue,
     /// The serial of the current incarnation; changes only while the slot is free.
-    gen: AtomicU32,
+    serial: AtomicU32,
     /// Bytes of the incarnation's task allocation, for introspection.
-    pub(crate) task_bytes: AtomicU32,
+    task_bytes: AtomicU32,
     /// This slot's index in the table (set once, when the slot is first handed out).
-    pub(crate) index: AtomicU32,
+    pub(super) index: AtomicU32,
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
-    pub(crate) next_free: AtomicU32,
+    pub(super) next_free: AtomicU32,
     /// Owner-only: receives left in this poll, and consumed messages not yet subtracted
     /// from `queued`.
     local: UnsafeCell<OwnerCounters>,
     /// Messages received and polls, for introspection (written by the owner, read by all).
-    pub(crate) work: AtomicU64,
+    work: AtomicU64,
     /// The task's waker; initialised while the slot holds a process.
     waker: UnsafeCell<MaybeUninit<Waker>>,
     /// Drops the queued messages of this incarnation (it knows the message type).
     drain: UnsafeCell<Option<unsafe fn(&Slot)>>,
     /// Links, monitors, name and flags: allocated only for processes that use them.
-    pub(crate) signals: Mutex<Option<Box<Signals>>>,
+    extras: Mutex<Option<Box<Extras>>>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -100,7 +106,7 @@ impl Slot {
         Slot {
             state: AtomicU64::new(0),
             queue: Queue::new(),
-            gen: AtomicU32::new(0),
+            serial: AtomicU32::new(0),
             task_bytes: AtomicU32::new(0),
             index: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
@@ -111,17 +117,87 @@ impl Slot {
             work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             drain: UnsafeCell::new(None),
-            signals: Mutex::new(None),
+            extras: Mutex::new(None),
         }
     }
 
-    pub(crate) fn gen(&self) -> u32 {
-        self.gen.load(Ordering::Relaxed)
+    /// The serial of the incarnation the slot holds (or held last, or will hold next).
+    #[inline]
+    pub(crate) fn serial(&self) -> u32 {
+        self.serial.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn is_alive_gen(&self, gen: u32) -> bool {
+    /// This slot's index in the table.
+    #[inline]
+    pub(crate) fn index(&self) -> u32 {
+        self.index.load(Ordering::Relaxed)
+    }
+
+    /// The id of the incarnation the slot holds (for its owner, or under the extras lock
+    /// with the process seen alive: otherwise the slot may be recycled meanwhile).
+    #[inline]
+    pub(crate) fn id(&self) -> ProcessId {
+        ProcessId::local(self.index(), self.serial())
+    }
+
+    /// Whether the incarnation `serial` is alive here.
+    #[inline]
+    pub(crate) fn is_alive(&self, serial: u32) -> bool {
         let state = self.state.load(Ordering::Acquire);
-        state & ALIVE != 0 && self.gen() == gen
+        state & ALIVE != 0 && self.serial() == serial
+    }
+
+    /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
+    pub(crate) fn live_id(&self) -> Option<ProcessId> {
+        (self.state.load(Ordering::Acquire) & ALIVE != 0).then(|| self.id())
+    }
+
+    /// The slot's links, monitors, flags and name, locked. The lock is the one that orders
+    /// relationship changes against the process's exit (see `rt::signals`).
+    #[inline]
+    pub(crate) fn lock_extras(&self) -> MutexGuard<'_, Option<Box<Extras>>> {
+        self.extras.lock()
+    }
+
+    /// Records the size of the incarnation's task, for introspection.
+    pub(crate) fn set_task_bytes(&self, bytes: usize) {
+        self.task_bytes
+            .store(bytes.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+    }
+
+    /// The size of the incarnation's task, as recorded at spawn.
+    pub(crate) fn task_bytes(&self) -> usize {
+        self.task_bytes.load(Ordering::Relaxed) as usize
+    }
+
+    /// Marks the mailbox bounded: senders that wait for room look up its permits in the
+    /// extras. Set at spawn, before the process can run.
+    pub(crate) fn mark_bounded(&self) {
+        self.state.fetch_or(BOUNDED, Ordering::Release);
+    }
+
+    /// Whether the mailbox is bounded (checked before locking the extras for its permits).
+    #[inline]
+    pub(crate) fn is_bounded(&self) -> bool {
+        self.state.load(Ordering::Acquire) & BOUNDED != 0
+    }
+
+    /// Records that an exit signal must end the process at its next poll. The caller holds
+    /// the extras lock, where the reason waits (`Extras::pending_exit`), and then wakes the
+    /// task.
+    pub(crate) fn mark_exit_pending(&self) {
+        self.state.fetch_or(EXIT_PENDING, Ordering::AcqRel);
+    }
+
+    /// Whether an exit signal is ending the process.
+    #[inline]
+    pub(crate) fn is_exit_pending(&self) -> bool {
+        self.state.load(Ordering::Acquire) & EXIT_PENDING != 0
+    }
+
+    /// Whether the process is parked in a receive with an empty mailbox (a snapshot).
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.state.load(Ordering::Acquire) & (PARKED | FOREIGN) != 0
     }
 
     /// Makes the slot hold a new process. The slot is free: nobody else can reach this
@@ -150,7 +226,7 @@ impl Slot {
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
     }
 
-    /// Queues `value` for the incarnation `gen`, waking the receiver if it is parked.
+    /// Queues `value` for the incarnation `serial`, waking the receiver if it is parked.
     /// Returns the message back if that incarnation is gone (sending to a dead process is a
     /// no-op for the caller).
     ///
@@ -164,12 +240,12 @@ impl Slot {
     /// * anywhere else, the sender takes a reference for the duration of the push.
     ///
     /// # Safety
-    /// If `gen` names the current incarnation, that process's message type is `M`. With
+    /// If `serial` names the current incarnation, that process's message type is `M`. With
     /// `pinned`, the calling thread holds a `crossbeam_epoch` guard.
     #[inline]
     pub(crate) unsafe fn send<M>(
         &self,
-        gen: u32,
+        serial: u32,
         tag: u64,
         value: M,
         pinned: bool,
@@ -177,7 +253,7 @@ impl Slot {
         let node = Node::boxed(tag, value);
         if pinned {
             let state = self.state.load(Ordering::Acquire);
-            if state & ALIVE == 0 || self.gen() != gen {
+            if state & ALIVE == 0 || self.serial() != serial {
                 // SAFETY: the node was never pushed.
                 return Err(unsafe { Node::<M>::unbox(node) });
             }
@@ -188,7 +264,7 @@ impl Slot {
             return Ok(());
         }
         let state = self.state.fetch_add(REF, Ordering::Acquire);
-        if state & ALIVE == 0 || self.gen() != gen {
+        if state & ALIVE == 0 || self.serial() != serial {
             self.release(REF);
             // SAFETY: the node was never pushed.
             return Err(unsafe { Node::<M>::unbox(node) });
@@ -216,7 +292,7 @@ impl Slot {
             self.wake_task();
         }
         if state & FOREIGN != 0 {
-            if let Some(waker) = super::foreign::take(self.index.load(Ordering::Relaxed)) {
+            if let Some(waker) = super::foreign::take(self.index()) {
                 waker.wake();
             }
         }
@@ -232,11 +308,11 @@ impl Slot {
 
     /// Wakes the process's task.
     ///
-    /// Callers hold a reference, or the signals lock while `ALIVE` is set: either keeps the
+    /// Callers hold a reference, or the extras lock while `ALIVE` is set: either keeps the
     /// waker initialised.
     pub(crate) fn wake_task(&self) {
         self.waker.with(|w| {
-            // SAFETY: initialised while the slot is occupied and a reference or the signals
+            // SAFETY: initialised while the slot is occupied and a reference or the extras
             // lock (with ALIVE observed) is held (the callers' contract).
             unsafe { (*w).assume_init_ref().wake_by_ref() }
         });
@@ -286,13 +362,13 @@ impl Slot {
         // Keep only the transient references of stale senders; they will fail the ALIVE
         // check and release without side effects.
         self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
-        self.gen.fetch_add(1, Ordering::Release);
+        self.serial.fetch_add(1, Ordering::Release);
         #[cfg(not(loom))]
         crate::rt::table::TABLE.recycle(self);
     }
 
     /// Marks the process dead (no sender will push any more) and drops its own reference.
-    /// The caller holds the signals lock, so link and monitor requests see it dead.
+    /// The caller holds the extras lock, so link and monitor requests see it dead.
     pub(crate) fn begin_exit(&self) {
         // ALIVE is set and DYING clear: one xor flips both.
         self.state.fetch_xor(ALIVE | DYING, Ordering::AcqRel);
@@ -351,7 +427,7 @@ impl Slot {
 
     #[cold]
     fn return_permit(&self) {
-        if let Some(bound) = self.signals.lock().as_ref().and_then(|s| s.bound.as_ref()) {
+        if let Some(bound) = self.extras.lock().as_ref().and_then(|s| s.bound.as_ref()) {
             bound.add_permits(1);
         }
     }
@@ -407,6 +483,15 @@ impl Slot {
         // A message is (being) pushed: undo, unless its sender already took the flag.
         self.state.fetch_and(!flag, Ordering::SeqCst);
         false
+    }
+
+    /// The exact number of queued messages (owner-only: walks the whole queue).
+    ///
+    /// # Safety
+    /// Called only by the process that owns this slot.
+    pub(crate) unsafe fn mailbox_len(&self) -> usize {
+        // SAFETY: owner-only (the contract): we are the queue's consumer.
+        unsafe { self.queue.len_upto(usize::MAX) }
     }
 
     /// The queue length the owner last published (see `publish_len`).

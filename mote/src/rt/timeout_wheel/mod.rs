@@ -170,7 +170,7 @@ impl Shard {
             Some(wheel) => wheel,
             none => {
                 let wheel = none.insert(Wheel::new(clock::now_tick()));
-                crate::process::runtime::tokio_handle().spawn(self.drive());
+                crate::rt::scheduler::global::tokio_handle().spawn(self.drive());
                 wheel
             }
         };
