@@ -66,11 +66,35 @@
 
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
+// The map of the crate. `mote/src` has one folder per layer, and a layer uses only itself
+// and the layers below it (`mote/tests/layers.rs` checks it, and that no two modules use
+// each other), bottom to top:
+//
+//   otp/      the OTP behaviours: servers, supervisors, tasks, pools, agents, groups
+//   process/  the public process core: pids, send, spawn, the `Process` handle, exit
+//             signals, the registry, timers, introspection, the runtime's entry points
+//   rt/       the internals: process table, mailboxes, scheduler, exit-signal rules,
+//             timeouts, the current-process context
+//   values/   plain values every layer passes around: ids, exit reasons, references
+//
+// A layer's modules are declared here (no `mod.rs` per layer) and the public API is
+// re-exported below, so the public paths do not show the layers.
+
+/// Plain values every layer passes around: process ids, exit reasons and the system
+/// messages that carry them, monitor references. Only data and its traits: this layer uses
+/// no other. Erlang's vocabulary types (a dynamic `Term`) belong here too.
 mod values {
     pub(crate) mod exit;
+    pub(crate) mod monitor_ref;
     pub(crate) mod pid;
 }
 
+/// The internals, private to the crate: the process table and its slots, mailboxes, the
+/// scheduler (which owns the runtime's globals: its threads and the tokio handle), the rules
+/// of links, monitors and exit signals, timeouts, the runner that polls a process and the
+/// current-process context. The lock-free and `unsafe` structures live here; the process
+/// core calls their `unsafe` functions where its types uphold the contracts (a `Pid<M>`
+/// names a mailbox of `M`).
 mod rt {
     pub(crate) mod completion;
     pub(crate) mod current;
@@ -83,6 +107,10 @@ mod rt {
     pub(crate) mod timeout_wheel;
 }
 
+/// The public process core: what a program needs to run processes, built on `rt`. The
+/// distribution crate sits on this layer; sends, links and monitors to a pid of another
+/// node are where it will hook in (today they find no local slot: a send is dropped, a
+/// link or monitor reports `noproc`).
 mod process {
     pub(crate) mod exit_signal;
     pub(crate) mod handle;
@@ -96,6 +124,8 @@ mod process {
     pub(crate) mod timer;
 }
 
+/// The OTP behaviours, built on the process core: each is a public module of the crate
+/// (`mote::server`, `mote::supervisor`, ...), re-exported below.
 mod otp {
     pub mod agent;
     pub mod pg;
@@ -123,5 +153,6 @@ pub use process::spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
 pub use process::start::{start, Started};
 pub use process::timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
 pub use rt::signals::LinkError;
-pub use values::exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
+pub use values::exit::{Down, Exit, ExitReason, IntoExitReason, Signal};
+pub use values::monitor_ref::MonitorRef;
 pub use values::pid::{Pid, ProcessId};

@@ -40,7 +40,8 @@ use parking_lot::Mutex;
 
 use crate::rt::signals;
 use crate::rt::table::extras::ExitListener;
-use crate::values::exit::{ExitReason, MonitorRef};
+use crate::values::exit::ExitReason;
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
 
 /// Errors of [`join`].

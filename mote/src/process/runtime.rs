@@ -1,10 +1,11 @@
-//! Starting mote: the global runtime, its configuration, and the entry points
-//! [`run`] and [`run_async`].
+//! Starting mote: the runtime's configuration ([`Builder`]) and the entry points [`run`] and
+//! [`run_async`].
 //!
 //! Like an Erlang node, there is one mote runtime per OS process. It starts lazily on first
 //! use with defaults (one worker per core and a private tokio runtime for IO and timers), or
 //! explicitly with a [`Builder`] before first use, for example to reuse a tokio runtime the
-//! program already has.
+//! program already has. The runtime itself (the scheduler's threads and the tokio handle) is
+//! owned by `rt::scheduler::global`; this module only hands it a configuration.
 
 use std::future::Future;
 

@@ -9,13 +9,14 @@ use async_task::WithInfo;
 
 use crate::process::handle::Process;
 use crate::rt::current;
-use crate::rt::runner::ProcessTask;
+use crate::rt::runner::Runner;
 use crate::rt::scheduler::{schedule, schedule_process};
 use crate::rt::signals;
 use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
 use crate::rt::table::slot::drain;
 use crate::rt::table::TABLE;
-use crate::values::exit::{Down, ExitReason, IntoExitReason, MonitorRef};
+use crate::values::exit::{Down, ExitReason, IntoExitReason};
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
 
 /// async-task's per-task header (state, awaiter, vtable, flags), for memory figures.
@@ -212,13 +213,13 @@ impl SpawnOptions {
         let slot = TABLE
             .alloc()
             .ok_or(SpawnError::TableFull(crate::rt::table::MAX_PROCESSES))?;
-        let task = ProcessTask::new(slot, f(Process::new(slot)));
+        let task = Runner::new(slot, f(Process::new(slot)));
         let (runnable, handle) = async_task::spawn(task, WithInfo(schedule_process));
         handle.detach();
         // SAFETY: the slot came from the free list, and `drain::<M>` matches the mailbox
         // type of the `Process<M>` the task owns.
         unsafe { slot.occupy(runnable.waker(), drain::<M>) };
-        slot.set_task_bytes(TASK_HEADER_BYTES + size_of::<ProcessTask<Fut>>());
+        slot.set_task_bytes(TASK_HEADER_BYTES + size_of::<Runner<Fut>>());
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         let id = slot.id();
         if self.link.is_some()

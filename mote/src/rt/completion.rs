@@ -17,7 +17,8 @@ use parking_lot::Mutex;
 
 use crate::rt::signals;
 use crate::rt::table::extras::ExitListener;
-use crate::values::exit::{ExitReason, MonitorRef};
+use crate::values::exit::ExitReason;
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
 
 pub(crate) struct Completion<T> {

@@ -1,4 +1,5 @@
-//! The task that runs a process: polls the user's future, turns its end (return, panic,
+//! The runner of a process: the future the scheduler polls for it (inside its async-task
+//! allocation). It polls the user's future, turns its end (return, panic,
 //! [`Process::exit`](crate::Process::exit), an exit signal) into an exit reason, and runs the
 //! exit protocol.
 
@@ -16,22 +17,23 @@ use crate::values::exit::{ExitReason, IntoExitReason};
 /// The unwinding payload of [`Process::exit`](crate::Process::exit).
 pub(crate) struct ExitNow(pub(crate) ExitReason);
 
-pub(crate) struct ProcessTask<F> {
+/// Wraps a process's future (see the module docs).
+pub(crate) struct Runner<F> {
     slot: &'static Slot,
     /// The user's future; `None` once the process has ended.
     future: Option<F>,
 }
 
-impl<F> ProcessTask<F> {
+impl<F> Runner<F> {
     pub(crate) fn new(slot: &'static Slot, future: F) -> Self {
-        ProcessTask {
+        Runner {
             slot,
             future: Some(future),
         }
     }
 }
 
-impl<F> Future for ProcessTask<F>
+impl<F> Future for Runner<F>
 where
     F: Future,
     F::Output: IntoExitReason,

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
 
 /// Why a process ended (Erlang's exit reason).
@@ -125,33 +126,6 @@ impl<E: Into<ExitReason>> IntoExitReason for Result<(), E> {
             Ok(()) => ExitReason::Normal,
             Err(e) => e.into(),
         }
-    }
-}
-
-/// A unique reference naming one monitor (Erlang's monitor reference).
-///
-/// ```
-/// use mote::{Down, Process};
-/// mote::run(|mut p: Process<Down>| async move {
-///     let child = mote::spawn(|_c: Process<()>| async {});
-///     let r = p.monitor(child);
-///     let down = p.recv().await;
-///     assert_eq!(down.monitor, r);
-/// })
-/// .unwrap();
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct MonitorRef(pub(crate) u64);
-
-impl fmt::Debug for MonitorRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#Ref<{}>", self.0)
-    }
-}
-
-impl fmt::Display for MonitorRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
     }
 }
 

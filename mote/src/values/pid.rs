@@ -91,7 +91,7 @@ impl fmt::Debug for ProcessId {
 ///
 /// `Copy`, comparable, hashable and printable like Erlang's pids (`<0.42.0>`). A `Pid` is only
 /// an id: it does not keep the process or its memory alive. Sending to a process that has
-/// ended is a silent no-op, as in Erlang; [`Pid::is_alive`] tells whether it still runs.
+/// ended is a silent no-op, as in Erlang; [`is_alive`](crate::is_alive) tells whether it still runs.
 ///
 /// ```
 /// use mote::{Pid, Process};

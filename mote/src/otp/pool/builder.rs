@@ -38,19 +38,20 @@ pub struct PoolBuilder {
     bound: usize,
 }
 
-/// Why a pool could not start.
+/// Why a pool could not start (named apart from [`server::StartError`](crate::server::StartError),
+/// a server's, which supervisors and agents share).
 ///
 /// ```
-/// use mote::pool::{Pool, StartError};
+/// use mote::pool::{Pool, PoolStartError};
 /// mote::run(|_p: mote::Process<()>| async move {
 ///     let e = Pool::builder().workers(0).start().await.unwrap_err();
-///     assert_eq!(e, StartError::NoWorkers);
+///     assert_eq!(e, PoolStartError::NoWorkers);
 /// })
 /// .unwrap();
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum StartError {
+pub enum PoolStartError {
     /// [`PoolBuilder::workers`] was 0.
     #[error("a pool needs at least one worker")]
     NoWorkers,
@@ -121,14 +122,14 @@ impl PoolBuilder {
     /// })
     /// .unwrap();
     /// ```
-    pub async fn start(self) -> Result<Pool, StartError> {
+    pub async fn start(self) -> Result<Pool, PoolStartError> {
         let size = match self.workers {
-            Some(0) => return Err(StartError::NoWorkers),
+            Some(0) => return Err(PoolStartError::NoWorkers),
             Some(n) => n,
             None => crate::worker_threads(),
         };
         if self.bound == 0 {
-            return Err(StartError::ZeroBound);
+            return Err(PoolStartError::ZeroBound);
         }
         let shared = Arc::new(Shared {
             queues: Queues::new(self.dispatch, size, self.bound),
@@ -140,7 +141,7 @@ impl PoolBuilder {
         let manager = SpawnOptions::new()
             .start(move |p, started| manage(p, started, for_manager))
             .await
-            .map_err(StartError::Failed)?;
+            .map_err(PoolStartError::Failed)?;
         Ok(Pool {
             handle: Arc::new(Handle {
                 shared,

@@ -79,7 +79,24 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-pub use builder::{PoolBuilder, StartError, DEFAULT_QUEUE_BOUND};
+pub use builder::{PoolBuilder, PoolStartError, DEFAULT_QUEUE_BOUND};
+
+/// The old name of [`PoolStartError`].
+///
+/// ```
+/// #![allow(deprecated)]
+/// use mote::pool::{Pool, StartError};
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let e = Pool::builder().workers(0).start().await.unwrap_err();
+///     assert_eq!(e, StartError::NoWorkers);
+/// })
+/// .unwrap();
+/// ```
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `PoolStartError`, apart from `server::StartError`"
+)]
+pub type StartError = PoolStartError;
 pub use dispatch::Dispatch;
 pub use job::{Job, JobError};
 

@@ -6,7 +6,7 @@ use super::{Envelope, Server, ServerRef};
 use crate::process::handle::Process;
 use crate::process::timer::TimerRef;
 use crate::rt::signals::LinkError;
-use crate::values::exit::MonitorRef;
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
 
 /// A server's own handle, passed to every callback: its address, its parent, and its

@@ -11,7 +11,8 @@ pub use receive::{Recv, RecvMatching};
 
 use crate::rt::signals::{self, LinkError};
 use crate::rt::table::Slot;
-use crate::values::exit::{Down, Exit, ExitReason, MonitorRef};
+use crate::values::exit::{Down, Exit, ExitReason};
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
 
 /// The running process's own handle: its mailbox and its relationships.

@@ -1,4 +1,6 @@
-//! Links, monitors and exit signals: the rules of Erlang's process relationships.
+//! Links, monitors and exit signals: the rules of Erlang's process relationships. (Signals
+//! in Erlang's sense, between processes; [`Signal<M>`](crate::Signal) is the ready-made
+//! message type that receives the ones turned into messages.)
 //!
 //! Each process's relationships live in an [`Extras`] record behind its slot's lock,
 //! allocated only when a process first links, monitors, traps exits or takes a name, so a
@@ -12,7 +14,8 @@ use std::sync::Arc;
 use crate::rt::current;
 use crate::rt::table::extras::{DeliverDown, DeliverExit, ExitListener, Extras, Watcher};
 use crate::rt::table::{Slot, TABLE};
-use crate::values::exit::{Down, Exit, ExitReason, MonitorRef};
+use crate::values::exit::{Down, Exit, ExitReason};
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
 
 static NEXT_REF: AtomicU64 = AtomicU64::new(1);
@@ -116,7 +119,7 @@ pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason
     }
 }
 
-/// Errors of [`link`].
+/// Errors of [`Process::link`](crate::Process::link).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {
     /// The other process is not alive (Erlang's `noproc`).

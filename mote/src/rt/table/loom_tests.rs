@@ -64,7 +64,7 @@ fn loom_two_senders_one_receiver_no_lost_wakeup() {
                 let slot = Arc::clone(&slot);
                 // One sender on each path: inside a process (pinned) and outside (references).
                 thread::spawn(move || {
-                    // SAFETY: generation 0 is the live incarnation, whose type is `u32`.
+                    // SAFETY: serial 0 is the live incarnation, whose type is `u32`.
                     unsafe { slot.send::<u32>(0, 0, value, pinned) }.expect("alive");
                 })
             })
@@ -86,7 +86,7 @@ fn loom_one_sender_keeps_order() {
             let slot = Arc::clone(&slot);
             thread::spawn(move || {
                 for value in [1u32, 2] {
-                    // SAFETY: generation 0 is the live incarnation, whose type is `u32`.
+                    // SAFETY: serial 0 is the live incarnation, whose type is `u32`.
                     unsafe { slot.send::<u32>(0, 0, value, true) }.expect("alive");
                 }
             })

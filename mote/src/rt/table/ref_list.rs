@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use crate::values::exit::MonitorRef;
+use crate::values::monitor_ref::MonitorRef;
 
 /// Entries keyed by [`MonitorRef`], in increasing order of reference, which is the order
 /// they were made: references come from one increasing counter, so a `Down` for each of a

@@ -1,5 +1,6 @@
 //! Timeouts on waits that usually end well before them: a call's reply, a receive, a task's
-//! value.
+//! value. (The public timers, `send_after` and `sleep`, are tokio timers: see
+//! `process::timer`.)
 //!
 //! `tokio::time::timeout` was a third of a `server::call` round trip (about 280 ns of
 //! 820 ns, measured with `mote-bench run --workload call` with and without one). A call's
