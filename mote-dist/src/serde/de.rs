@@ -5,10 +5,10 @@ use std::borrow::Cow;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use super::naming::AtomCase;
+use super::naming::{is_result_error, AtomCase};
 use super::tokens::{RAW_TOKEN, RECORD_TOKEN};
 use super::Options;
-use crate::etf::{DecodeError, Decoder, Event};
+use crate::etf::{BigIntRef, DecodeError, Decoder, Event};
 
 impl de::Error for DecodeError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
@@ -163,18 +163,25 @@ fn unexpected(found: &Event<'_>, expected: &str) -> DecodeError {
     DecodeError::Shape(format!("expected {expected}, found {what}"))
 }
 
+/// An integer beyond `i64`: `u64` when it fits (serde's `u64` does not take an `i128`),
+/// else 128 bits.
+fn visit_big<'de, V: Visitor<'de>>(b: BigIntRef<'_>, v: V) -> Result<V::Value, DecodeError> {
+    match (b.to_u128(), b.to_i128()) {
+        (Some(u), _) if u <= u128::from(u64::MAX) => v.visit_u64(u as u64),
+        (_, Some(i)) => v.visit_i128(i),
+        (Some(u), None) => v.visit_u128(u),
+        (None, None) => Err(DecodeError::Shape(
+            "integer too large for a Rust integer".into(),
+        )),
+    }
+}
+
 macro_rules! int_method {
     ($method:ident) => {
         fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DecodeError> {
             match self.next()? {
                 Event::Int(i) => v.visit_i64(i),
-                Event::BigInt(b) => match (b.to_i128(), b.to_u128()) {
-                    (Some(i), _) => v.visit_i128(i),
-                    (None, Some(u)) => v.visit_u128(u),
-                    _ => Err(DecodeError::Shape(
-                        "integer too large for a Rust integer".into(),
-                    )),
-                },
+                Event::BigInt(b) => visit_big(b, v),
                 other => Err(unexpected(&other, "an integer")),
             }
         }
@@ -196,11 +203,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de, '_> {
                 },
             },
             Event::Int(i) => v.visit_i64(i),
-            Event::BigInt(b) => match (b.to_i128(), b.to_u128()) {
-                (Some(i), _) => v.visit_i128(i),
-                (None, Some(u)) => v.visit_u128(u),
-                _ => Err(DecodeError::Shape("integer too large for a Rust integer".into())),
-            },
+            Event::BigInt(b) => visit_big(b, v),
             Event::Float(f) => v.visit_f64(f),
             Event::Binary(b) => match std::str::from_utf8(b) {
                 Ok(s) => v.visit_borrowed_str(s),
@@ -388,6 +391,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de, '_> {
             Event::Atom(a) => v.visit_enum(EnumAccess {
                 de: self.reborrow(),
                 variant: a,
+                enum_name: name,
                 variants,
                 values: 0,
             }),
@@ -395,6 +399,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de, '_> {
                 Event::Atom(a) => v.visit_enum(EnumAccess {
                     de: self.reborrow(),
                     variant: a,
+                    enum_name: name,
                     variants,
                     values: n - 1,
                 }),
@@ -618,6 +623,7 @@ impl<'de> de::Deserializer<'de> for Name<'de> {
 struct EnumAccess<'de, 'a> {
     de: Deserializer<'de, 'a>,
     variant: Cow<'de, str>,
+    enum_name: &'static str,
     variants: &'static [&'static str],
     /// Terms after the tag in the tuple (0 for a bare atom).
     values: u32,
@@ -631,7 +637,10 @@ impl<'de, 'a> de::EnumAccess<'de> for EnumAccess<'de, 'a> {
         self,
         seed: T,
     ) -> Result<(T::Value, VariantAccess<'de, 'a>), DecodeError> {
-        let name = Name::new(self.variant, self.variants, self.de.opts.atom_case);
+        let mut name = Name::new(self.variant, self.variants, self.de.opts.atom_case);
+        if name.rust.is_none() && is_result_error(self.enum_name, &name.atom) {
+            name.rust = Some("Err");
+        }
         let value = seed.deserialize(name)?;
         Ok((
             value,

@@ -21,6 +21,7 @@
 //! | [`Record`]`(P { x: 1 })`           | record `{p, 1}`                                |
 //! | unit variant `E::NotFound`        | atom `not_found`                               |
 //! | newtype variant `E::Ok(v)`        | `{ok, V}`; `E::Ok(())` is the bare atom `ok`   |
+//! | `Result<T, E>`                    | `{ok, T}` (`ok` for `()`) / `{error, E}`       |
 //! | tuple variant `E::Move(1, 2)`     | `{move, 1, 2}`                                 |
 //! | struct variant `E::At { x: 1 }`   | `{at, #{x => 1}}`                              |
 //! | [`ErlPid`], [`ErlRef`], [`ErlPort`], [`Atom`], [`WireTerm`] | themselves           |

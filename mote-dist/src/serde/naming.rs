@@ -90,14 +90,6 @@ impl AtomCase {
             }
         }
     }
-
-    /// The atom's length in bytes for a Rust name.
-    pub(crate) fn byte_len(self, ident: &str) -> usize {
-        match self {
-            AtomCase::Verbatim => ident.len(),
-            AtomCase::Snake => self.chars(ident).map(char::len_utf8).sum(),
-        }
-    }
 }
 
 /// The snake_case rule of [`AtomCase::chars`] for ASCII names, byte by byte.
@@ -160,7 +152,6 @@ mod tests {
         assert_eq!(snake("already_snake"), "already_snake");
         assert_eq!(snake("Snake_Case"), "snake_case");
         assert_eq!(snake("Ünïcode"), "ünïcode");
-        assert_eq!(AtomCase::Snake.byte_len("ÜnïCode"), "ünï_code".len());
         assert!(AtomCase::Snake.matches("NotFound", "not_found"));
         assert!(!AtomCase::Snake.matches("NotFound", "notfound"));
         assert_eq!(
@@ -182,4 +173,18 @@ mod tests {
             assert!(AtomCase::Snake.matches(name, &snake(name)));
         }
     }
+}
+
+/// `Result::Err` is written `error`, as Erlang functions return `{error, Reason}`.
+pub(crate) fn variant_name<'n>(enum_name: &str, variant: &'n str) -> &'n str {
+    if enum_name == "Result" && variant == "Err" {
+        "error"
+    } else {
+        variant
+    }
+}
+
+/// Whether `atom` is the `error` that stands for `Result::Err`.
+pub(crate) fn is_result_error(enum_name: &str, atom: &str) -> bool {
+    enum_name == "Result" && atom == "error"
 }

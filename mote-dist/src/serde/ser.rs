@@ -2,6 +2,7 @@
 
 use serde::ser::{self, Serialize};
 
+use super::naming::variant_name;
 use super::tokens::{CHARLIST_TOKEN, RAW_TOKEN, RECORD_TOKEN};
 use super::Options;
 use crate::etf::{tag, EncodeError, Encoder};
@@ -265,11 +266,11 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_unit_variant(
         self,
-        _name: &'static str,
+        name: &'static str,
         _index: u32,
         variant: &'static str,
     ) -> Result<(), EncodeError> {
-        self.name_atom(variant)
+        self.name_atom(variant_name(name, variant))
     }
 
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
@@ -292,21 +293,21 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
-        _name: &'static str,
+        name: &'static str,
         _index: u32,
         variant: &'static str,
         value: &T,
     ) -> Result<(), EncodeError> {
         let start = self.out.len();
         self.enc().tuple_header(2)?;
-        self.name_atom(variant)?;
+        self.name_atom(variant_name(name, variant))?;
         let value_start = self.out.len();
         self.wrote_unit = false;
         value.serialize(&mut *self)?;
         if self.wrote_unit && self.out.len() == value_start + 2 {
             // `Ok(())` is the bare atom `ok`, as Erlang writes it.
             self.out.truncate(start);
-            self.name_atom(variant)?;
+            self.name_atom(variant_name(name, variant))?;
         }
         self.wrote_unit = false;
         Ok(())
@@ -337,13 +338,13 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_tuple_variant(
         self,
-        _name: &'static str,
+        name: &'static str,
         _index: u32,
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, 'o>, EncodeError> {
         self.enc().tuple_header(len + 1)?;
-        self.name_atom(variant)?;
+        self.name_atom(variant_name(name, variant))?;
         Ok(self.fixed())
     }
 
@@ -366,13 +367,13 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_struct_variant(
         self,
-        _name: &'static str,
+        name: &'static str,
         _index: u32,
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a, 'o>, EncodeError> {
         self.enc().tuple_header(2)?;
-        self.name_atom(variant)?;
+        self.name_atom(variant_name(name, variant))?;
         Ok(self.counted(Kind::Map))
     }
 
