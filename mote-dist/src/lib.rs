@@ -13,5 +13,8 @@
 
 #![warn(missing_docs)]
 
+pub mod connection;
+pub mod epmd;
 pub mod etf;
+pub mod handshake;
 pub mod serde;
