@@ -42,12 +42,11 @@ impl DistMessage {
     /// Parses a pass-through frame (`112, 131 Control, 131 Payload`) without its length.
     pub fn parse(frame: Bytes, limits: &DecodeLimits) -> Result<Self, ConnectionError> {
         match frame.first() {
-            Some(&tag::PASS_THROUGH) => Self::parse_terms(frame.slice(1..), true, limits),
-            Some(&tag::VERSION) if frame.get(1) == Some(&tag::DIST_HEADER) => {
-                Err(ConnectionError::Protocol(
-                    "distribution header with atom cache, which was not negotiated".into(),
-                ))
-            }
+            Some(&tag::PASS_THROUGH) => Self::parse_terms(frame.slice(1..), limits),
+            Some(&tag::VERSION) => Err(ConnectionError::Protocol(
+                "distribution header, but neither the atom cache nor fragments were negotiated"
+                    .into(),
+            )),
             Some(&other) => Err(ConnectionError::Protocol(format!(
                 "frame starts with {other}, expected 112 (pass-through)"
             ))),
@@ -55,48 +54,18 @@ impl DistMessage {
         }
     }
 
-    /// Parses a control term followed by an optional payload. `versioned`: whether each
-    /// term starts with the version byte (pass-through frames) or not (after a
-    /// distribution header, as reassembled fragments are).
-    pub(crate) fn parse_terms(
-        terms: Bytes,
-        versioned: bool,
-        limits: &DecodeLimits,
-    ) -> Result<Self, ConnectionError> {
-        let decode = |e: DecodeError| ConnectionError::Decode(e);
-        if terms.len() > limits.max_size {
-            return Err(decode(DecodeError::TooLarge {
-                size: terms.len(),
-                limit: limits.max_size,
-            }));
-        }
-        let mut d = if versioned {
-            Decoder::with_limits(&terms, *limits).map_err(decode)?
-        } else {
-            Decoder::at(&terms, 0, *limits)
-        };
-        let control = ControlMessage::decode(&mut d).map_err(decode)?;
-        let rest = d.finish().map_err(decode)?;
-        let payload_at = terms.len() - rest.len();
+    /// Parses a control term followed by an optional payload, each with its version byte.
+    fn parse_terms(terms: Bytes, limits: &DecodeLimits) -> Result<Self, ConnectionError> {
+        let mut d = Decoder::with_limits(&terms, *limits)?;
+        let control = ControlMessage::decode(&mut d)?;
+        let rest = d.finish()?;
         let payload = if op_has_payload(control.op()) {
-            let payload = if versioned {
-                check_payload(rest, limits).map_err(decode)?;
-                terms.slice(payload_at..)
-            } else {
-                // Give the payload its version byte back, so every payload looks alike.
-                let mut d = Decoder::at(rest, 0, *limits);
-                d.skip().map_err(decode)?;
-                d.finish_exact().map_err(decode)?;
-                let mut p = Vec::with_capacity(rest.len() + 1);
-                p.push(tag::VERSION);
-                p.extend_from_slice(rest);
-                Bytes::from(p)
-            };
-            Some(payload)
+            check_payload(rest, limits)?;
+            Some(terms.slice(terms.len() - rest.len()..))
         } else if rest.is_empty() {
             None
         } else {
-            return Err(decode(DecodeError::TrailingBytes { count: rest.len() }));
+            return Err(DecodeError::TrailingBytes { count: rest.len() }.into());
         };
         Ok(DistMessage { control, payload })
     }

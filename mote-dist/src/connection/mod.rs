@@ -1,10 +1,15 @@
-//! The connected phase: 4-byte length frames, ticks, control messages with their
-//! payloads, and fragment reassembly.
+//! The connected phase: 4-byte length frames, ticks, and control messages with their
+//! payloads, in pass-through frames (`112, 131 Control, 131 Payload`).
+//!
+//! This layer negotiates neither the atom cache nor fragments: once either is
+//! negotiated, OTP requires a distribution header on every message and refuses
+//! pass-through frames, so both come together or not at all (see
+//! `docs/distribution.md`). Without fragments a large message travels as one frame.
 //!
 //! [`start`] splits a handshaken stream into a [`DistSender`] (cloneable; a writer task
 //! batches frames and sends a tick whenever nothing else went out for a quarter of the
-//! tick time) and a [`DistReceiver`] (answers nothing itself; skips ticks, reassembles
-//! fragments, and reports a peer silent for the whole tick time). Every malformed frame
+//! tick time) and a [`DistReceiver`] (skips ticks, and reports a peer silent for the
+//! whole tick time). Every malformed frame
 //! or term is a [`ConnectionError`]: the caller logs it and drops the receiver, which
 //! closes the connection.
 //!
@@ -28,7 +33,6 @@
 //! ```
 
 mod control;
-mod fragments;
 mod gen_call;
 mod message;
 
@@ -44,9 +48,8 @@ pub use control::{ControlMessage, ProcessRef};
 pub use gen_call::GenCall;
 pub use message::{DistMessage, FrameBuilder};
 
-use crate::etf::{tag, DecodeError, DecodeLimits};
-use crate::handshake::{DistFlags, PeerNode};
-use fragments::Reassembly;
+use crate::etf::{DecodeError, DecodeLimits};
+use crate::handshake::PeerNode;
 
 /// Options of the connected phase.
 ///
@@ -100,7 +103,7 @@ pub enum ConnectionError {
     /// Nothing, not even a tick, arrived for the whole tick time.
     #[error("peer silent for {0:?}: connection considered down")]
     PeerSilent(Duration),
-    /// A frame that breaks the protocol (unknown header, bad fragment).
+    /// A frame that breaks the protocol (a header that was not negotiated).
     #[error("protocol error: {0}")]
     Protocol(String),
     /// The connection is closed (its writer stopped).
@@ -125,7 +128,6 @@ where
     let receiver = DistReceiver {
         reader: BufReader::with_capacity(64 * 1024, read),
         peer,
-        reassembly: Reassembly::default(),
         opts,
         writer: AbortOnDrop(writer),
     };
@@ -165,7 +167,6 @@ impl DistSender {
 pub struct DistReceiver<S> {
     reader: BufReader<tokio::io::ReadHalf<S>>,
     peer: Arc<PeerNode>,
-    reassembly: Reassembly,
     opts: ConnectionOptions,
     writer: AbortOnDrop,
 }
@@ -179,22 +180,6 @@ impl<S: AsyncRead + AsyncWrite> DistReceiver<S> {
                 .await
                 .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??;
             let Some(frame) = frame else { continue };
-            if frame.first() == Some(&tag::VERSION)
-                && matches!(
-                    frame.get(1),
-                    Some(&tag::DIST_FRAG_HEADER) | Some(&tag::DIST_FRAG_CONT)
-                )
-            {
-                if !self.peer.flags.contains(DistFlags::FRAGMENTS) {
-                    return Err(ConnectionError::Protocol(
-                        "fragment, but fragments were not negotiated".into(),
-                    ));
-                }
-                if let Some(terms) = self.reassembly.push(&frame, self.opts.limits.max_size)? {
-                    return DistMessage::parse_terms(terms, false, &self.opts.limits);
-                }
-                continue;
-            }
             return DistMessage::parse(frame, &self.opts.limits);
         }
     }

@@ -5,12 +5,6 @@
 pub const VERSION: u8 = 131;
 /// `131, 80, UncompressedSize:32, zlib data`: a zlib-compressed term.
 pub const COMPRESSED: u8 = 80;
-/// The distribution header with an atom cache (`131, 68, ...`).
-pub const DIST_HEADER: u8 = 68;
-/// The first fragment of a fragmented message (`131, 69, ...`).
-pub const DIST_FRAG_HEADER: u8 = 69;
-/// A continuation fragment (`131, 70, ...`).
-pub const DIST_FRAG_CONT: u8 = 70;
 /// A connected-phase frame without a distribution header ("pass-through").
 pub const PASS_THROUGH: u8 = 112;
 

@@ -100,9 +100,10 @@ bitflags! {
         const MANDATORY = Self::MANDATORY_25.bits() | Self::UNLINK_ID.bits() | Self::V4_NC.bits();
 
         /// What this crate's wire layer implements: the mandatory set, the digest,
-        /// monitors (also by name), small atom tags, SEND_SENDER, EXIT_PAYLOAD, SPAWN,
-        /// ALIAS and FRAGMENTS (reassembled on receipt; never sent fragmented). Not: the
-        /// atom cache, NAME_ME, ALTACT_SIG. Add PUBLISHED for a published node.
+        /// monitors (also by name), small atom tags, SEND_SENDER, EXIT_PAYLOAD, SPAWN and
+        /// ALIAS. Not: the atom cache and fragments (either makes OTP require a
+        /// distribution header on every message), NAME_ME, ALTACT_SIG. Add PUBLISHED for a
+        /// published node.
         const IMPLEMENTED = Self::MANDATORY.bits()
             | Self::MANDATORY_25_DIGEST.bits()
             | Self::DIST_MONITOR.bits()
@@ -110,7 +111,6 @@ bitflags! {
             | Self::SMALL_ATOM_TAGS.bits()
             | Self::SEND_SENDER.bits()
             | Self::EXIT_PAYLOAD.bits()
-            | Self::FRAGMENTS.bits()
             | Self::SPAWN.bits()
             | Self::ALIAS.bits();
     }

@@ -133,6 +133,11 @@ impl Proc {
         }
     }
 
+    /// Everything the process printed so far.
+    pub fn output(&self) -> String {
+        self.log.lock().join("\n")
+    }
+
     /// Kills the process and waits for it.
     pub async fn kill(mut self) {
         let _ = self.child.kill().await;
