@@ -65,7 +65,7 @@ async fn garbage_closes_that_connection_only() {
     let mut deep = vec![
         112, 131, 104, 3, 97, 22, 88, 119, 3, b'a', b'@', b'b', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1,
     ];
-    deep.extend_from_slice(&deep[6..24].to_vec());
+    deep.extend_from_within(6..24);
     deep.push(131);
     for _ in 0..1000 {
         deep.extend_from_slice(&[104, 1]);

@@ -410,11 +410,11 @@ impl ControlMessage {
     /// Reads a control term from a decoder positioned at it.
     pub fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         use ControlMessage::*;
-        let arity = match d.next()? {
+        let arity = match d.next_event()? {
             Event::Tuple(n) if n >= 1 => n,
             other => return Err(shape(format!("control message is not a tuple: {other:?}"))),
         };
-        let op = match d.next()? {
+        let op = match d.next_event()? {
             Event::Int(op) => op,
             other => return Err(shape(format!("control op is not an integer: {other:?}"))),
         };
@@ -730,14 +730,14 @@ fn process(d: &mut Decoder<'_>) -> Result<ProcessRef, DecodeError> {
 }
 
 fn int(d: &mut Decoder<'_>) -> Result<i64, DecodeError> {
-    match d.next()? {
+    match d.next_event()? {
         Event::Int(i) => Ok(i),
         other => Err(shape(format!("expected an integer, found {other:?}"))),
     }
 }
 
 fn unlink_id(d: &mut Decoder<'_>) -> Result<u64, DecodeError> {
-    match d.next()? {
+    match d.next_event()? {
         Event::Int(i) if i >= 0 => Ok(i as u64),
         Event::BigInt(b) => b
             .to_u128()
@@ -752,7 +752,7 @@ fn term(d: &mut Decoder<'_>) -> Result<WireTerm, DecodeError> {
 }
 
 fn mfa(d: &mut Decoder<'_>) -> Result<(Atom, Atom, u32), DecodeError> {
-    match d.next()? {
+    match d.next_event()? {
         Event::Tuple(3) => {}
         other => return Err(shape(format!("expected {{M, F, A}}, found {other:?}"))),
     }

@@ -24,9 +24,9 @@ use super::tag;
 /// // term_to_binary({ok, <<"hi">>})
 /// let bytes = [131, 104, 2, 119, 2, b'o', b'k', 109, 0, 0, 0, 2, b'h', b'i'];
 /// let mut d = Decoder::new(&bytes).unwrap();
-/// assert_eq!(d.next().unwrap(), Event::Tuple(2));
-/// assert_eq!(d.next().unwrap(), Event::Atom("ok".into()));
-/// assert_eq!(d.next().unwrap(), Event::Binary(b"hi"));
+/// assert_eq!(d.next_event().unwrap(), Event::Tuple(2));
+/// assert_eq!(d.next_event().unwrap(), Event::Atom("ok".into()));
+/// assert_eq!(d.next_event().unwrap(), Event::Binary(b"hi"));
 /// assert!(d.is_complete());
 /// d.finish().unwrap();
 /// ```
@@ -83,7 +83,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// The next event of the term, or an error (also once the term is complete).
-    pub fn next(&mut self) -> Result<Event<'a>, DecodeError> {
+    pub fn next_event(&mut self) -> Result<Event<'a>, DecodeError> {
         self.take_slot()?;
         let event = reader::parse(&mut self.cur, self.limits.max_atom_chars)?;
         let children = event.children();
@@ -94,7 +94,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Looks at the next event without consuming it.
-    pub fn peek(&self) -> Result<Event<'a>, DecodeError> {
+    pub fn peek_event(&self) -> Result<Event<'a>, DecodeError> {
         if self.is_complete() {
             return Err(done());
         }
@@ -110,14 +110,14 @@ impl<'a> Decoder<'a> {
     /// let t = WireTerm::Tuple(vec![WireTerm::List(vec![WireTerm::Int(1)]), WireTerm::Int(2)]);
     /// let bytes = t.encode().unwrap();
     /// let mut d = Decoder::new(&bytes).unwrap();
-    /// assert_eq!(d.next().unwrap(), Event::Tuple(2));
+    /// assert_eq!(d.next_event().unwrap(), Event::Tuple(2));
     /// d.skip().unwrap();
-    /// assert_eq!(d.next().unwrap(), Event::Int(2));
+    /// assert_eq!(d.next_event().unwrap(), Event::Int(2));
     /// ```
     pub fn skip(&mut self) -> Result<(), DecodeError> {
         let mut terms = 1u64;
         while terms > 0 {
-            terms = terms - 1 + self.next()?.children();
+            terms = terms - 1 + self.next_event()?.children();
         }
         Ok(())
     }

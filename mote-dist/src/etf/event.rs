@@ -100,7 +100,7 @@ impl Event<'_> {
 /// let mut out = Vec::new();
 /// mote_dist::etf::Encoder::new(&mut out).version().u128(u128::MAX);
 /// let mut d = Decoder::new(&out).unwrap();
-/// match d.next().unwrap() {
+/// match d.next_event().unwrap() {
 ///     Event::BigInt(big) => assert_eq!(big.to_u128(), Some(u128::MAX)),
 ///     other => panic!("{other:?}"),
 /// }

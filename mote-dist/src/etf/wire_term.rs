@@ -129,13 +129,13 @@ impl WireTerm {
             _ => Bytes::copy_from_slice(s),
         };
         let atom = |name: &str| Atom::new(name).map_err(|e| DecodeError::Shape(e.to_string()));
-        Ok(match d.next()? {
+        Ok(match d.next_event()? {
             Event::Atom(name) => WireTerm::Atom(atom(&name)?),
             Event::Int(i) => WireTerm::Int(i),
             Event::BigInt(b) => WireTerm::BigInt(b.to_bigint()),
             Event::Float(f) => WireTerm::Float(f),
             Event::Binary(b) => WireTerm::Binary(bytes(b)),
-            Event::BitBinary { data, last_bits } if last_bits == 8 => WireTerm::Binary(bytes(data)),
+            Event::BitBinary { data, last_bits: 8 } => WireTerm::Binary(bytes(data)),
             Event::BitBinary { data, last_bits } => WireTerm::BitBinary {
                 data: bytes(data),
                 last_bits,

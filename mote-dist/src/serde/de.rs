@@ -42,7 +42,7 @@ impl<'de, 'a> Deserializer<'de, 'a> {
     }
 
     fn next(&mut self) -> Result<Event<'de>, DecodeError> {
-        self.d.next()
+        self.d.next_event()
     }
 
     /// A list's elements, or a string's bytes, as a sequence.
@@ -283,7 +283,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de, '_> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DecodeError> {
-        match self.d.peek()? {
+        match self.d.peek_event()? {
             Event::Atom(a) if a == self.opts.none.atom() => {
                 self.next()?;
                 v.visit_none()
@@ -469,7 +469,7 @@ impl<'de> ListAccess<'de, '_> {
             self.settle()?;
             match &mut self.state {
                 ListState::Done => return Ok(()),
-                ListState::Bytes(b) if b.is_empty() => self.state = ListState::Done,
+                ListState::Bytes([]) => self.state = ListState::Done,
                 _ => return Err(DecodeError::Shape("list longer than expected".into())),
             }
         }

@@ -134,6 +134,20 @@ impl Piece {
     }
 }
 
+/// `Result::Err` is written `error`, as Erlang functions return `{error, Reason}`.
+pub(crate) fn variant_name<'n>(enum_name: &str, variant: &'n str) -> &'n str {
+    if enum_name == "Result" && variant == "Err" {
+        "error"
+    } else {
+        variant
+    }
+}
+
+/// Whether `atom` is the `error` that stands for `Result::Err`.
+pub(crate) fn is_result_error(enum_name: &str, atom: &str) -> bool {
+    enum_name == "Result" && atom == "error"
+}
+
 #[cfg(test)]
 mod tests {
     use super::AtomCase;
@@ -173,18 +187,4 @@ mod tests {
             assert!(AtomCase::Snake.matches(name, &snake(name)));
         }
     }
-}
-
-/// `Result::Err` is written `error`, as Erlang functions return `{error, Reason}`.
-pub(crate) fn variant_name<'n>(enum_name: &str, variant: &'n str) -> &'n str {
-    if enum_name == "Result" && variant == "Err" {
-        "error"
-    } else {
-        variant
-    }
-}
-
-/// Whether `atom` is the `error` that stands for `Result::Err`.
-pub(crate) fn is_result_error(enum_name: &str, atom: &str) -> bool {
-    enum_name == "Result" && atom == "error"
 }

@@ -248,7 +248,7 @@ impl Serialize for Atom {
 
 impl<'de> Deserialize<'de> for Atom {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "an atom", |dec| match dec.next()? {
+        deserialize_raw(d, "an atom", |dec| match dec.next_event()? {
             Event::Atom(name) => {
                 Atom::new(&name).map_err(|e| crate::etf::DecodeError::Shape(e.to_string()))
             }

@@ -199,7 +199,7 @@ pub fn free_port() -> u16 {
 #[derive(Debug)]
 pub enum Seen {
     /// A message other than the `is_auth` calls it answers itself.
-    Message(NodeName, DistMessage),
+    Message(NodeName, Box<DistMessage>),
     /// A connection ended with this error.
     Closed(NodeName, String),
     /// An incoming handshake failed.
@@ -373,7 +373,7 @@ impl TestNode {
     pub async fn next_message(&mut self) -> (NodeName, DistMessage) {
         loop {
             match self.next_seen().await {
-                Seen::Message(peer, msg) => return (peer, msg),
+                Seen::Message(peer, msg) => return (peer, *msg),
                 other => eprintln!("(skipping {other:?})"),
             }
         }
@@ -417,7 +417,7 @@ async fn receive_loop(
                         }
                     }
                 }
-                let _ = seen_tx.send(Seen::Message(peer.name.clone(), msg));
+                let _ = seen_tx.send(Seen::Message(peer.name.clone(), Box::new(msg)));
             }
             Err(e) => {
                 let _ = seen_tx.send(Seen::Closed(peer.name.clone(), e.to_string()));
