@@ -63,6 +63,7 @@ impl<'a> Cursor<'a> {
 
 /// Parses the term starting at `cur.pos` (its header only, for containers) and advances
 /// past it.
+#[inline(always)]
 pub(crate) fn parse<'a>(
     cur: &mut Cursor<'a>,
     max_atom_chars: usize,
@@ -198,15 +199,14 @@ pub(crate) fn parse<'a>(
         tag::EXPORT_EXT => {
             atom(cur, max_atom_chars)?;
             atom(cur, max_atom_chars)?;
-            match parse(cur, max_atom_chars)? {
-                Event::Int(_) => {}
-                _ => {
-                    return Err(DecodeError::Invalid {
-                        at,
-                        why: "EXPORT_EXT arity is not an integer",
-                    })
-                }
+            // The arity: a small integer (not parsed recursively, so `parse` can inline).
+            if cur.u8()? != tag::SMALL_INTEGER_EXT {
+                return Err(DecodeError::Invalid {
+                    at,
+                    why: "EXPORT_EXT arity is not a small integer",
+                });
             }
+            cur.u8()?;
             Event::Fun(&cur.buf[at..cur.pos])
         }
         tag::FUN_EXT => {

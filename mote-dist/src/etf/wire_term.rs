@@ -124,12 +124,25 @@ impl WireTerm {
     /// Reads the next whole term from a decoder. When `source` is the buffer the decoder
     /// reads, binaries become slices of it instead of copies.
     pub fn read(d: &mut Decoder<'_>, source: Option<&Bytes>) -> Result<Self, DecodeError> {
+        let event = d.next_event()?;
+        Self::from_event(d, event, source)
+    }
+
+    /// The term an event starts. Scalars are built here, inlined into the element loops
+    /// of [`read_container`](Self::read_container), so they go straight into their
+    /// vector instead of through a returned copy.
+    #[inline(always)]
+    fn from_event(
+        d: &mut Decoder<'_>,
+        event: Event<'_>,
+        source: Option<&Bytes>,
+    ) -> Result<Self, DecodeError> {
         let bytes = |s: &[u8]| match source {
             Some(src) if !s.is_empty() => src.slice_ref(s),
             _ => Bytes::copy_from_slice(s),
         };
         let atom = |name: &str| Atom::new(name).map_err(|e| DecodeError::Shape(e.to_string()));
-        Ok(match d.next_event()? {
+        Ok(match event {
             Event::Atom(name) => WireTerm::Atom(atom(&name)?),
             Event::Int(i) => WireTerm::Int(i),
             Event::BigInt(b) => WireTerm::BigInt(b.to_bigint()),
@@ -142,40 +155,6 @@ impl WireTerm {
             },
             Event::ByteList(b) => WireTerm::ByteList(bytes(b)),
             Event::Nil => WireTerm::List(Vec::new()),
-            Event::List(n) => {
-                let mut elements = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    elements.push(Self::read(d, source)?);
-                }
-                match Self::read(d, source)? {
-                    WireTerm::List(tail) => {
-                        elements.extend(tail);
-                        WireTerm::List(elements)
-                    }
-                    WireTerm::ByteList(tail) => {
-                        elements.extend(tail.iter().map(|&b| WireTerm::Int(i64::from(b))));
-                        WireTerm::List(elements)
-                    }
-                    tail if elements.is_empty() => tail,
-                    tail => WireTerm::ImproperList(elements, Box::new(tail)),
-                }
-            }
-            Event::Tuple(n) => {
-                let mut elements = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    elements.push(Self::read(d, source)?);
-                }
-                WireTerm::Tuple(elements)
-            }
-            Event::Map(n) => {
-                let mut pairs = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    let k = Self::read(d, source)?;
-                    let v = Self::read(d, source)?;
-                    pairs.push((k, v));
-                }
-                WireTerm::Map(pairs)
-            }
             Event::Pid {
                 node,
                 id,
@@ -202,6 +181,62 @@ impl WireTerm {
                 ids,
             }),
             Event::Fun(raw) => WireTerm::Fun(bytes(raw)),
+            container @ (Event::List(_) | Event::Tuple(_) | Event::Map(_)) => {
+                return Self::read_container(d, container, source)
+            }
+        })
+    }
+
+    /// The elements of a list, tuple or map.
+    fn read_container(
+        d: &mut Decoder<'_>,
+        container: Event<'_>,
+        source: Option<&Bytes>,
+    ) -> Result<Self, DecodeError> {
+        // Written out rather than through a helper so `from_event` inlines here.
+        macro_rules! next {
+            () => {{
+                let event = d.next_event()?;
+                Self::from_event(d, event, source)?
+            }};
+        }
+        Ok(match container {
+            Event::List(n) => {
+                let mut elements = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    elements.push(next!());
+                }
+                match next!() {
+                    WireTerm::List(tail) => {
+                        elements.extend(tail);
+                        WireTerm::List(elements)
+                    }
+                    WireTerm::ByteList(tail) => {
+                        elements.extend(tail.iter().map(|&b| WireTerm::Int(i64::from(b))));
+                        WireTerm::List(elements)
+                    }
+                    tail if elements.is_empty() => tail,
+                    tail => WireTerm::ImproperList(elements, Box::new(tail)),
+                }
+            }
+            Event::Map(n) => {
+                let mut pairs = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let k = next!();
+                    let v = next!();
+                    pairs.push((k, v));
+                }
+                WireTerm::Map(pairs)
+            }
+            // A tuple (the only other container).
+            other => {
+                let n = other.children();
+                let mut elements = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    elements.push(next!());
+                }
+                WireTerm::Tuple(elements)
+            }
         })
     }
 

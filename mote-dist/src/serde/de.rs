@@ -41,6 +41,7 @@ impl<'de, 'a> Deserializer<'de, 'a> {
         }
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Result<Event<'de>, DecodeError> {
         self.d.next_event()
     }
@@ -455,6 +456,7 @@ struct ListAccess<'de, 'a> {
 impl<'de> ListAccess<'de, '_> {
     /// Moves to the tail once the elements are read; a tail that is itself a list
     /// continues the sequence (`[1 | [2]]` is `[1, 2]`).
+    #[inline]
     fn settle(&mut self) -> Result<(), DecodeError> {
         while let ListState::Elements(0) = self.state {
             self.state = ListState::from_event(self.de.next()?).map_err(|_| {
