@@ -83,7 +83,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// The next event of the term, or an error (also once the term is complete).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn next_event(&mut self) -> Result<Event<'a>, DecodeError> {
         self.take_slot()?;
         let event = reader::parse(&mut self.cur, self.limits.max_atom_chars)?;

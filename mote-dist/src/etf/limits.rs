@@ -20,8 +20,10 @@ pub struct DecodeLimits {
     /// Most bytes of encoded input, after decompression (default 64 MiB). A compressed
     /// term announcing a larger uncompressed size is refused before inflating it.
     pub max_size: usize,
-    /// Most containers (lists, tuples, maps) open at once (default 256). Erlang has no
-    /// such limit; a mote node refuses deeper terms.
+    /// Most containers (lists, tuples, maps) nested in one another (default 256), which
+    /// bounds the decoders' recursion: a term at the default limit decodes within a 2 MiB
+    /// thread stack (tokio's default) even in an unoptimized build. Erlang has no such
+    /// limit; a mote node refuses deeper terms.
     pub max_depth: usize,
     /// Most characters in an atom (255, Erlang's own limit).
     pub max_atom_chars: usize,

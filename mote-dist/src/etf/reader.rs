@@ -63,7 +63,7 @@ impl<'a> Cursor<'a> {
 
 /// Parses the term starting at `cur.pos` (its header only, for containers) and advances
 /// past it.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn parse<'a>(
     cur: &mut Cursor<'a>,
     max_atom_chars: usize,

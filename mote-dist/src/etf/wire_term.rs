@@ -130,8 +130,10 @@ impl WireTerm {
 
     /// The term an event starts. Scalars are built here, inlined into the element loops
     /// of [`read_container`](Self::read_container), so they go straight into their
-    /// vector instead of through a returned copy.
-    #[inline(always)]
+    /// vector instead of through a returned copy (in optimized builds: unoptimized ones
+    /// would give each inlined copy its own stack slots, and deep terms would need a
+    /// large stack).
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn from_event(
         d: &mut Decoder<'_>,
         event: Event<'_>,

@@ -41,7 +41,7 @@ impl<'de, 'a> Deserializer<'de, 'a> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next(&mut self) -> Result<Event<'de>, DecodeError> {
         self.d.next_event()
     }
