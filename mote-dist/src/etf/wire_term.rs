@@ -244,7 +244,7 @@ impl WireTerm {
 
     /// Encodes the term with its version byte.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(64);
         let mut e = Encoder::new(&mut out);
         e.version();
         self.write(&mut e)?;

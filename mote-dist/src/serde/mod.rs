@@ -148,7 +148,8 @@ pub fn to_vec_with<T: Serialize + ?Sized>(
     value: &T,
     opts: &Options,
 ) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::new();
+    // Room for a small message, so it needs one allocation and no growth.
+    let mut out = Vec::with_capacity(64);
     append(value, &mut out, opts)?;
     Ok(out)
 }

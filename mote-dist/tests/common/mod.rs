@@ -24,18 +24,23 @@ use tokio::sync::mpsc;
 /// How long any single wait in these tests may take. Generous: the machines are shared.
 pub const WAIT: Duration = Duration::from_secs(60);
 
-/// Whether the erl tests can run: `erl` and `epmd` on PATH. Without them a test prints a
+/// Whether the erl tests can run: `erl`, `epmd` and `erlc` on PATH. Without them a test prints a
 /// SKIP line and passes, unless `MOTE_REQUIRE_ERL=1` (CI) makes that a failure.
 pub fn erl_or_skip(test: &str) -> bool {
-    let found = ["erl", "epmd"].iter().all(|tool| {
+    let found = ["erl", "epmd", "erlc"].iter().all(|tool| {
         std::env::var_os("PATH")
             .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
     });
     if !found {
         if std::env::var("MOTE_REQUIRE_ERL").as_deref() == Ok("1") {
-            panic!("{test}: erl/epmd not on PATH and MOTE_REQUIRE_ERL=1");
+            panic!("{test}: erl/epmd/erlc not on PATH and MOTE_REQUIRE_ERL=1");
         }
-        println!("SKIP {test}: erl/epmd not on PATH (set MOTE_REQUIRE_ERL=1 to fail instead)");
+        // Written to the stream itself: the harness captures `println!` of passing tests.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP {test}: erl/epmd/erlc not on PATH (set MOTE_REQUIRE_ERL=1 to fail instead)"
+        );
     }
     found
 }
