@@ -7,7 +7,7 @@ use common::*;
 use mote_dist::connection::{ControlMessage, FrameBuilder};
 use mote_dist::epmd::EpmdServer;
 use mote_dist::etf::{ErlPid, ErlRef, WireTerm};
-use mote_dist::handshake::{HandshakeError, NodeName};
+use mote_dist::handshake::{DialError, HandshakeError, NodeName};
 
 async fn embedded_epmd() -> EpmdServer {
     EpmdServer::bind("127.0.0.1:0".parse().unwrap())
@@ -156,7 +156,10 @@ async fn wrong_cookie_is_refused_both_ways() {
     let err = within("connecting with a wrong cookie", node.connect(&erl_name))
         .await
         .unwrap_err();
-    assert!(matches!(err, HandshakeError::BadCookie { .. }), "{err}");
+    assert!(
+        matches!(err, DialError::Handshake(HandshakeError::BadCookie { .. })),
+        "{err}"
+    );
 }
 
 /// The Rust side of the zoo (see `tests/erl/mote_zoo.erl`): everything but erl's own

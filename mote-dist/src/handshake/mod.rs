@@ -6,7 +6,8 @@
 //! peer lacking the flags OTP 26 makes mandatory is refused. The whole handshake is
 //! bounded by [`HandshakeOptions::timeout`], so a peer that stalls blocks nothing.
 //!
-//! The stream is anything `AsyncRead + AsyncWrite` (a `TcpStream`, or a TLS stream).
+//! The stream is anything `AsyncRead + AsyncWrite` (a `TcpStream`, or a TLS stream);
+//! [`dial`] does the EPMD lookup and TCP connection before [`connect`].
 //!
 //! ```no_run
 //! use mote_dist::handshake::{connect, Cookie, DistFlags, HandshakeOptions, LocalNode};
@@ -20,6 +21,7 @@
 //! ```
 
 mod cookie;
+mod dial;
 mod flags;
 mod messages;
 mod node_name;
@@ -30,6 +32,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use cookie::{Cookie, CookieError};
+pub use dial::{dial, DialError};
 pub use flags::DistFlags;
 pub use node_name::{BadNodeName, NodeName};
 

@@ -323,16 +323,9 @@ impl TestNode {
     }
 
     /// Connects to `peer` (found through the same EPMD) as the initiator.
-    pub async fn connect(&self, peer: &NodeName) -> Result<DistSender, handshake::HandshakeError> {
-        let entry = self
-            .epmd
-            .port_please(peer.alive())
-            .await
-            .expect("EPMD")
-            .expect("peer registered");
-        let stream = TcpStream::connect(("127.0.0.1", entry.port)).await?;
-        stream.set_nodelay(true)?;
-        let (stream, peer) = handshake::connect(stream, &self.local, peer, &self.handshake).await?;
+    pub async fn connect(&self, peer: &NodeName) -> Result<DistSender, handshake::DialError> {
+        let (stream, peer) =
+            handshake::dial(&self.local, peer, &self.epmd, &self.handshake).await?;
         let (sender, _) = self.serve_in_background(stream, peer);
         Ok(sender)
     }
