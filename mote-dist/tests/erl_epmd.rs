@@ -53,12 +53,7 @@ async fn erl_registers_with_our_embedded_server() {
 
     // The registration ends with erl's socket.
     erl.kill().await;
-    within("erl's registration to end", async {
-        while client.port_please(&name).await.unwrap().is_some() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    forgotten(&client, &name).await;
     // A taken name is refused; creations differ between registrations.
     let err = client
         .register(&NodeEntry::new(&ours, 1, NodeType::Normal))
@@ -118,12 +113,7 @@ async fn we_register_with_a_real_epmd() {
     );
 
     reg.close().await;
-    within("epmd to forget us", async {
-        while client.port_please(&ours).await.unwrap().is_some() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    forgotten(&client, &ours).await;
     assert!(!epmd_names(port).await.contains(&ours));
 }
 
@@ -137,4 +127,14 @@ async fn epmd_names(port: u16) -> String {
     .await
     .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits until EPMD no longer knows `name` (polling: EPMD has no notification).
+async fn forgotten(client: &EpmdClient, name: &str) {
+    within("EPMD to forget a node", async {
+        while client.port_please(name).await.unwrap().is_some() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
 }

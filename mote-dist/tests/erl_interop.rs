@@ -406,30 +406,6 @@ async fn term_zoo_round_trips_with_erl() {
     std::fs::remove_dir_all(&ebin).unwrap();
 }
 
-/// The term with map pairs sorted by key encoding, and lists of small integers in one
-/// form (map order and the STRING_EXT choice carry no meaning).
-fn canonical(t: &WireTerm) -> WireTerm {
-    match t {
-        WireTerm::ByteList(b) => {
-            WireTerm::List(b.iter().map(|&x| WireTerm::Int(i64::from(x))).collect())
-        }
-        WireTerm::List(e) => WireTerm::List(e.iter().map(canonical).collect()),
-        WireTerm::Tuple(e) => WireTerm::Tuple(e.iter().map(canonical).collect()),
-        WireTerm::ImproperList(e, tail) => {
-            WireTerm::ImproperList(e.iter().map(canonical).collect(), Box::new(canonical(tail)))
-        }
-        WireTerm::Map(pairs) => {
-            let mut pairs: Vec<_> = pairs
-                .iter()
-                .map(|(k, v)| (canonical(k), canonical(v)))
-                .collect();
-            pairs.sort_by_key(|(k, _)| k.encode().unwrap());
-            WireTerm::Map(pairs)
-        }
-        other => other.clone(),
-    }
-}
-
 /// Garbage after a handshake closes that connection; the node still answers erl.
 #[tokio::test]
 async fn garbage_from_a_raw_socket_leaves_the_node_serving_erl() {

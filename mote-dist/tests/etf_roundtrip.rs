@@ -1,7 +1,10 @@
 //! Property tests of the term codec: every `WireTerm` survives encode + decode, and the
 //! independent `eetf` codec accepts what we encode.
 
+mod common;
+
 use bytes::Bytes;
+use common::canonical;
 use mote_dist::etf::{Atom, DecodeLimits, ErlPid, ErlPort, ErlRef, WireTerm};
 use num_bigint::BigInt;
 use proptest::prelude::*;
@@ -155,30 +158,6 @@ fn eetf_mangles(t: &WireTerm) -> bool {
             .iter()
             .any(|(k, v)| eetf_mangles(k) || eetf_mangles(v)),
         _ => false,
-    }
-}
-
-/// The term with map pairs sorted by their keys' encoding, and lists of small integers in
-/// one form (map order and the STRING_EXT choice carry no meaning).
-fn canonical(t: &WireTerm) -> WireTerm {
-    match t {
-        WireTerm::ByteList(b) => {
-            WireTerm::List(b.iter().map(|&x| WireTerm::Int(i64::from(x))).collect())
-        }
-        WireTerm::List(e) => WireTerm::List(e.iter().map(canonical).collect()),
-        WireTerm::Tuple(e) => WireTerm::Tuple(e.iter().map(canonical).collect()),
-        WireTerm::ImproperList(e, tail) => {
-            WireTerm::ImproperList(e.iter().map(canonical).collect(), Box::new(canonical(tail)))
-        }
-        WireTerm::Map(pairs) => {
-            let mut pairs: Vec<_> = pairs
-                .iter()
-                .map(|(k, v)| (canonical(k), canonical(v)))
-                .collect();
-            pairs.sort_by_key(|(k, _)| k.encode().unwrap());
-            WireTerm::Map(pairs)
-        }
-        other => other.clone(),
     }
 }
 

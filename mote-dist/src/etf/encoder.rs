@@ -3,6 +3,7 @@
 
 use super::atom::check_atom_len;
 use super::error::EncodeError;
+use super::event::BigIntRef;
 use super::identifiers::{ErlPid, ErlPort, ErlRef};
 use super::tag;
 
@@ -120,21 +121,11 @@ impl<'b> Encoder<'b> {
     /// encodings of small integers as bignums equal, but `=:=` on decoded terms does
     /// not care either way.
     pub fn big_int(&mut self, negative: bool, digits_le: &[u8]) -> Result<&mut Self, EncodeError> {
-        let mut digits = digits_le;
-        while let [rest @ .., 0] = digits {
-            digits = rest;
-        }
-        if digits.len() <= 8 {
-            let mut le = [0u8; 8];
-            le[..digits.len()].copy_from_slice(digits);
-            let magnitude = u64::from_le_bytes(le);
-            let value = if negative {
-                -i128::from(magnitude)
-            } else {
-                i128::from(magnitude)
-            };
+        let big = BigIntRef::new(negative, digits_le);
+        if let Some(value) = big.to_i128() {
             return Ok(self.i128(value));
         }
+        let digits = big.digits;
         let len = u32::try_from(digits.len()).map_err(|_| EncodeError::TooLong {
             what: "integer",
             len: digits.len(),

@@ -113,7 +113,15 @@ pub struct BigIntRef<'a> {
     pub digits: &'a [u8],
 }
 
-impl BigIntRef<'_> {
+impl<'a> BigIntRef<'a> {
+    /// The integer with this sign and little-endian magnitude (high zero digits dropped).
+    pub(crate) fn new(negative: bool, mut digits: &'a [u8]) -> Self {
+        while let [rest @ .., 0] = digits {
+            digits = rest;
+        }
+        BigIntRef { negative, digits }
+    }
+
     /// The value as an `i128`, if it fits.
     pub fn to_i128(&self) -> Option<i128> {
         let magnitude = self.magnitude_u128()?;

@@ -255,22 +255,11 @@ fn creation(cur: &mut Cursor<'_>, wide: bool) -> Result<u32, DecodeError> {
 
 fn big<'a>(cur: &mut Cursor<'a>, n: usize) -> Result<Event<'a>, DecodeError> {
     let negative = cur.u8()? != 0;
-    let mut digits = cur.bytes(n)?;
-    while let [rest @ .., 0] = digits {
-        digits = rest;
-    }
-    if digits.len() <= 8 {
-        let mut le = [0u8; 8];
-        le[..digits.len()].copy_from_slice(digits);
-        let magnitude = u64::from_le_bytes(le);
-        if !negative && magnitude <= i64::MAX as u64 {
-            return Ok(Event::Int(magnitude as i64));
-        }
-        if negative && magnitude <= i64::MAX as u64 + 1 {
-            return Ok(Event::Int((magnitude as i64).wrapping_neg()));
-        }
-    }
-    Ok(Event::BigInt(BigIntRef { negative, digits }))
+    let big = BigIntRef::new(negative, cur.bytes(n)?);
+    Ok(match big.to_i128().and_then(|i| i64::try_from(i).ok()) {
+        Some(i) => Event::Int(i),
+        None => Event::BigInt(big),
+    })
 }
 
 /// Parses an atom (any of the four atom tags).

@@ -219,12 +219,18 @@ pub struct TestNode {
     pub addr: SocketAddr,
     pub epmd: EpmdClient,
     pub seen: mpsc::UnboundedReceiver<Seen>,
-    seen_tx: mpsc::UnboundedSender<Seen>,
-    senders: Arc<Mutex<HashMap<NodeName, DistSender>>>,
-    handshake: HandshakeOptions,
-    conn: ConnectionOptions,
+    shared: Arc<Shared>,
     _registration: Registration,
     _acceptor: AbortOnDrop,
+}
+
+/// What the node's connection tasks share.
+struct Shared {
+    local: LocalNode,
+    seen_tx: mpsc::UnboundedSender<Seen>,
+    senders: Mutex<HashMap<NodeName, DistSender>>,
+    handshake: HandshakeOptions,
+    conn: ConnectionOptions,
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -274,49 +280,20 @@ impl TestNode {
             local = local.published();
         }
         let (seen_tx, seen) = mpsc::unbounded_channel();
-        let senders = Arc::new(Mutex::new(HashMap::new()));
-        let acceptor = {
-            let (local, seen_tx, senders, handshake, conn) = (
-                local.clone(),
-                seen_tx.clone(),
-                senders.clone(),
-                handshake.clone(),
-                conn.clone(),
-            );
-            tokio::spawn(async move {
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        continue;
-                    };
-                    let (local, seen_tx, senders, handshake, conn) = (
-                        local.clone(),
-                        seen_tx.clone(),
-                        senders.clone(),
-                        handshake.clone(),
-                        conn.clone(),
-                    );
-                    tokio::spawn(async move {
-                        match handshake::accept(stream, &local, &handshake).await {
-                            Ok((stream, peer)) => {
-                                serve(stream, peer, local, conn, seen_tx, senders).await
-                            }
-                            Err(e) => {
-                                let _ = seen_tx.send(Seen::HandshakeFailed(e.to_string()));
-                            }
-                        }
-                    });
-                }
-            })
-        };
+        let shared = Arc::new(Shared {
+            local: local.clone(),
+            seen_tx,
+            senders: Mutex::new(HashMap::new()),
+            handshake,
+            conn,
+        });
+        let acceptor = tokio::spawn(accept_loop(listener, shared.clone()));
         TestNode {
             local,
             addr,
             epmd,
             seen,
-            seen_tx,
-            senders,
-            handshake,
-            conn,
+            shared,
             _registration: registration,
             _acceptor: AbortOnDrop(acceptor),
         }
@@ -325,24 +302,13 @@ impl TestNode {
     /// Connects to `peer` (found through the same EPMD) as the initiator.
     pub async fn connect(&self, peer: &NodeName) -> Result<DistSender, handshake::DialError> {
         let (stream, peer) =
-            handshake::dial(&self.local, peer, &self.epmd, &self.handshake).await?;
-        let (sender, _) = self.serve_in_background(stream, peer);
-        Ok(sender)
-    }
-
-    fn serve_in_background(&self, stream: TcpStream, peer: PeerNode) -> (DistSender, ()) {
-        let (sender, receiver) = connection::start(stream, peer.clone(), self.conn.clone());
-        self.senders
-            .lock()
-            .insert(peer.name.clone(), sender.clone());
-        let (local, seen_tx) = (self.local.clone(), self.seen_tx.clone());
-        tokio::spawn(receive_loop(receiver, peer, local, seen_tx, sender.clone()));
-        (sender, ())
+            handshake::dial(&self.local, peer, &self.epmd, &self.shared.handshake).await?;
+        Ok(self.shared.clone().serve(stream, peer))
     }
 
     /// The sender of the connection to `peer`, once there is one.
     pub fn sender(&self, peer: &NodeName) -> Option<DistSender> {
-        self.senders.lock().get(peer).cloned()
+        self.shared.senders.lock().get(peer).cloned()
     }
 
     /// A pid on this node.
@@ -378,54 +344,101 @@ impl TestNode {
     }
 }
 
-async fn serve(
-    stream: TcpStream,
-    peer: PeerNode,
-    local: LocalNode,
-    conn: ConnectionOptions,
-    seen_tx: mpsc::UnboundedSender<Seen>,
-    senders: Arc<Mutex<HashMap<NodeName, DistSender>>>,
-) {
-    let (sender, receiver) = connection::start(stream, peer.clone(), conn);
-    senders.lock().insert(peer.name.clone(), sender.clone());
-    receive_loop(receiver, peer, local, seen_tx, sender).await;
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            match handshake::accept(stream, &shared.local, &shared.handshake).await {
+                Ok((stream, peer)) => {
+                    shared.clone().serve(stream, peer);
+                }
+                Err(e) => {
+                    let _ = shared.seen_tx.send(Seen::HandshakeFailed(e.to_string()));
+                }
+            }
+        });
+    }
 }
 
-async fn receive_loop(
-    mut receiver: connection::DistReceiver<TcpStream>,
-    peer: PeerNode,
-    _local: LocalNode,
-    seen_tx: mpsc::UnboundedSender<Seen>,
-    sender: DistSender,
-) {
-    let limits = DecodeLimits::default();
-    loop {
-        match receiver.recv().await {
-            Ok(msg) => {
-                if let ControlMessage::RegSend { to_name, .. } = &msg.control {
-                    if to_name == "net_kernel" {
-                        if let Some(call) = msg
-                            .payload
-                            .as_ref()
-                            .and_then(|p| GenCall::parse(p, &limits))
-                        {
-                            let reply = call.reply_frame(&WireTerm::atom("yes").unwrap()).unwrap();
-                            let _ = sender.send(reply).await;
-                            continue;
-                        }
+impl Shared {
+    /// Starts the connected phase and a task that receives from it; returns the sender.
+    fn serve(self: Arc<Self>, stream: TcpStream, peer: PeerNode) -> DistSender {
+        let (sender, receiver) = connection::start(stream, peer.clone(), self.conn.clone());
+        self.senders
+            .lock()
+            .insert(peer.name.clone(), sender.clone());
+        tokio::spawn(self.receive_loop(receiver, peer, sender.clone()));
+        sender
+    }
+
+    async fn receive_loop(
+        self: Arc<Self>,
+        mut receiver: connection::DistReceiver<TcpStream>,
+        peer: PeerNode,
+        sender: DistSender,
+    ) {
+        let limits = DecodeLimits::default();
+        loop {
+            match receiver.recv().await {
+                Ok(msg) => {
+                    if let Some(call) = is_auth_call(&msg, &limits) {
+                        let reply = call.reply_frame(&WireTerm::atom("yes").unwrap()).unwrap();
+                        let _ = sender.send(reply).await;
+                        continue;
                     }
+                    let _ = self
+                        .seen_tx
+                        .send(Seen::Message(peer.name.clone(), Box::new(msg)));
                 }
-                let _ = seen_tx.send(Seen::Message(peer.name.clone(), Box::new(msg)));
-            }
-            Err(e) => {
-                let _ = seen_tx.send(Seen::Closed(peer.name.clone(), e.to_string()));
-                return;
+                Err(e) => {
+                    let _ = self
+                        .seen_tx
+                        .send(Seen::Closed(peer.name.clone(), e.to_string()));
+                    return;
+                }
             }
         }
+    }
+}
+
+/// `net_kernel`'s `{is_auth, Node}` call, which `net_adm:ping` makes.
+fn is_auth_call(msg: &DistMessage, limits: &DecodeLimits) -> Option<GenCall> {
+    match &msg.control {
+        ControlMessage::RegSend { to_name, .. } if to_name == "net_kernel" => {
+            GenCall::parse(msg.payload.as_ref()?, limits)
+        }
+        _ => None,
     }
 }
 
 /// An atom.
 pub fn atom(s: &str) -> Atom {
     Atom::new(s).unwrap()
+}
+
+/// The term with map pairs sorted by key encoding, and lists of small integers in one
+/// form (map order and the STRING_EXT choice carry no meaning).
+pub fn canonical(t: &WireTerm) -> WireTerm {
+    match t {
+        WireTerm::ByteList(b) => {
+            WireTerm::List(b.iter().map(|&x| WireTerm::Int(i64::from(x))).collect())
+        }
+        WireTerm::List(e) => WireTerm::List(e.iter().map(canonical).collect()),
+        WireTerm::Tuple(e) => WireTerm::Tuple(e.iter().map(canonical).collect()),
+        WireTerm::ImproperList(e, tail) => {
+            WireTerm::ImproperList(e.iter().map(canonical).collect(), Box::new(canonical(tail)))
+        }
+        WireTerm::Map(pairs) => {
+            let mut pairs: Vec<_> = pairs
+                .iter()
+                .map(|(k, v)| (canonical(k), canonical(v)))
+                .collect();
+            pairs.sort_by_key(|(k, _)| k.encode().unwrap());
+            WireTerm::Map(pairs)
+        }
+        other => other.clone(),
+    }
 }
