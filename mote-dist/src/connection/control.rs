@@ -6,6 +6,20 @@ use crate::etf::{
 
 /// A process named in a control message: by pid, or by registered name on the receiving
 /// node (monitors by name).
+///
+/// ```
+/// use mote_dist::connection::{ControlMessage, ProcessRef};
+/// use mote_dist::etf::{Atom, ErlPid, ErlRef};
+///
+/// let node = Atom::new("a@h").unwrap();
+/// let from = ErlPid { node: node.clone(), id: 1, serial: 0, creation: 1 };
+/// let by_name = ControlMessage::MonitorP {
+///     from,
+///     to: ProcessRef::Name(Atom::new("logger").unwrap()),
+///     reference: ErlRef::new(node, 1, &[1, 2, 3]).unwrap(),
+/// };
+/// assert_eq!(by_name.op(), 19);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProcessRef {
     /// A pid.

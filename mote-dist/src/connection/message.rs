@@ -114,7 +114,16 @@ fn check_payload(payload: &[u8], limits: &DecodeLimits) -> Result<(), DecodeErro
 /// Builds one frame: the 4-byte length, the pass-through byte, the control term and the
 /// payload, in one buffer.
 ///
-/// See [`DistMessage`] for an example.
+/// ```
+/// use mote_dist::connection::{ControlMessage, FrameBuilder};
+/// use mote_dist::etf::{Atom, ErlPid};
+///
+/// let from = ErlPid { node: Atom::new("a@h").unwrap(), id: 1, serial: 0, creation: 1 };
+/// let link = FrameBuilder::new(&ControlMessage::Link { from: from.clone(), to: from }).unwrap();
+/// let frame = link.finish().unwrap();
+/// assert_eq!(&frame[..4], (frame.len() as u32 - 4).to_be_bytes());
+/// assert_eq!(frame[4], 112); // pass-through
+/// ```
 #[derive(Debug)]
 pub struct FrameBuilder {
     buf: Vec<u8>,

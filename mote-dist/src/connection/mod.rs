@@ -83,6 +83,15 @@ impl Default for ConnectionOptions {
 }
 
 /// Why a connection failed. Each one ends that connection only.
+///
+/// ```
+/// use mote_dist::connection::{ConnectionError, DistMessage};
+/// use mote_dist::etf::DecodeLimits;
+///
+/// // A frame that is neither pass-through nor a negotiated header.
+/// let err = DistMessage::parse(bytes::Bytes::from_static(&[1, 2, 3]), &DecodeLimits::default()).unwrap_err();
+/// assert!(matches!(err, ConnectionError::Protocol(_)));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConnectionError {
@@ -113,6 +122,34 @@ pub enum ConnectionError {
 
 /// Starts the connected phase on a handshaken stream: returns the sending and receiving
 /// halves. Must be called within a tokio runtime (the writer is a task).
+///
+/// Two nodes over an in-memory stream:
+///
+/// ```
+/// use mote_dist::connection::{self, ControlMessage, FrameBuilder};
+/// use mote_dist::handshake::{accept, connect, Cookie, HandshakeOptions, LocalNode};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let a = LocalNode::new("a@h".parse().unwrap(), Cookie::new("c"), 1);
+/// let b = LocalNode::new("b@h".parse().unwrap(), Cookie::new("c"), 2);
+/// let (sa, sb) = tokio::io::duplex(1 << 16);
+/// let opts = HandshakeOptions::default();
+/// let (ra, rb) = tokio::join!(connect(sa, &a, &b.name, &opts), accept(sb, &b, &opts));
+/// let ((sa, b_info), (sb, a_info)) = (ra.unwrap(), rb.unwrap());
+/// let (to_b, _from_b) = connection::start(sa, b_info, Default::default());
+/// let (_to_a, mut from_a) = connection::start(sb, a_info, Default::default());
+///
+/// let pid = mote_dist::etf::ErlPid { node: b.name.atom().clone(), id: 7, serial: 0, creation: 2 };
+/// let frame = FrameBuilder::new(&ControlMessage::Send { to: pid.clone() }).unwrap()
+///     .payload(&("hello", 42u32), &Default::default()).unwrap()
+///     .finish().unwrap();
+/// to_b.send(frame).await.unwrap();
+/// let msg = from_a.recv().await.unwrap();
+/// assert_eq!(msg.control, ControlMessage::Send { to: pid });
+/// assert_eq!(msg.decode_payload::<(String, u32)>(&Default::default()).unwrap(), ("hello".into(), 42));
+/// # }
+/// ```
 pub fn start<S>(stream: S, peer: PeerNode, opts: ConnectionOptions) -> (DistSender, DistReceiver<S>)
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
@@ -135,7 +172,7 @@ where
 }
 
 /// The sending half of a connection: frames go to the connection's writer task in order.
-/// Cloning gives another handle to the same connection.
+/// Cloning gives another handle to the same connection. See [`start`] for an example.
 #[derive(Debug, Clone)]
 pub struct DistSender {
     tx: mpsc::Sender<Bytes>,
@@ -162,7 +199,8 @@ impl DistSender {
     }
 }
 
-/// The receiving half of a connection. Dropping it closes the connection.
+/// The receiving half of a connection. Dropping it closes the connection. See [`start`]
+/// for an example.
 #[derive(Debug)]
 pub struct DistReceiver<S> {
     reader: BufReader<tokio::io::ReadHalf<S>>,

@@ -150,7 +150,18 @@ pub(crate) fn port_from_env() -> u16 {
 /// A node's registration with EPMD: dropping it (or [`close`](Self::close)) closes the
 /// socket, and EPMD forgets the node.
 ///
-/// See [`EpmdClient::register`].
+/// ```
+/// use mote_dist::epmd::{EpmdClient, EpmdServer, NodeEntry, NodeType};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mote_dist::epmd::EpmdError> {
+/// let server = EpmdServer::bind("127.0.0.1:0".parse().unwrap()).await?;
+/// let client = EpmdClient::new(server.local_addr());
+/// let reg = client.register(&NodeEntry::new("n", 4000, NodeType::Hidden)).await?;
+/// assert_eq!(client.port_please("n").await?.map(|e| e.port), Some(4000));
+/// reg.close().await;
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct Registration {
     stream: TcpStream,

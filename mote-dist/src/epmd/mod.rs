@@ -23,6 +23,10 @@ pub use protocol::{NodeEntry, NodeType};
 pub use server::EpmdServer;
 
 /// The port EPMD listens on unless `ERL_EPMD_PORT` says otherwise.
+///
+/// ```
+/// assert_eq!(mote_dist::epmd::DEFAULT_PORT, 4369);
+/// ```
 pub const DEFAULT_PORT: u16 = 4369;
 
 /// Why an EPMD request failed.

@@ -11,7 +11,19 @@ use super::identifiers::RefIds;
 ///
 /// A container event is followed by its elements: `Tuple(n)` by `n` terms, `Map(n)` by
 /// `n` key-value pairs (`2n` terms), `List(n)` by `n` elements and then the list's tail
-/// (`Nil` for a proper list). See [`Decoder`](super::Decoder) for an example.
+/// (`Nil` for a proper list).
+///
+/// ```
+/// use mote_dist::etf::{Decoder, Event};
+///
+/// // term_to_binary([1 | tail])
+/// let bytes = [131, 108, 0, 0, 0, 1, 97, 1, 119, 4, b't', b'a', b'i', b'l'];
+/// let mut d = Decoder::new(&bytes).unwrap();
+/// assert_eq!(d.next_event().unwrap(), Event::List(1));
+/// assert_eq!(d.next_event().unwrap(), Event::Int(1));
+/// assert_eq!(d.next_event().unwrap(), Event::Atom("tail".into()));
+/// assert!(d.is_complete());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event<'a> {
     /// An atom (Latin-1 atoms are converted to UTF-8, which copies only non-ASCII ones).
@@ -95,8 +107,6 @@ impl Event<'_> {
 /// ```
 /// use mote_dist::etf::{Decoder, Event};
 ///
-/// let bytes = mote_dist::etf::WireTerm::Int(0).encode().unwrap(); // any term
-/// # let _ = bytes;
 /// let mut out = Vec::new();
 /// mote_dist::etf::Encoder::new(&mut out).version().u128(u128::MAX);
 /// let mut d = Decoder::new(&out).unwrap();

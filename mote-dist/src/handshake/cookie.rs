@@ -21,6 +21,13 @@ use md5::{Digest, Md5};
 pub struct Cookie(String);
 
 /// Why the cookie file could not be used.
+///
+/// ```
+/// use mote_dist::handshake::{Cookie, CookieError};
+///
+/// let err = Cookie::from_file(std::path::Path::new("/nonexistent/cookie")).unwrap_err();
+/// assert!(matches!(err, CookieError::Io { .. }));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CookieError {

@@ -6,6 +6,12 @@ use super::{connect, HandshakeError, HandshakeOptions, LocalNode, NodeName, Peer
 use crate::epmd::{EpmdClient, EpmdError};
 
 /// Why [`dial`] failed.
+///
+/// ```
+/// use mote_dist::handshake::DialError;
+///
+/// assert!(DialError::NotRegistered("x@h".into()).to_string().contains("not registered"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DialError {

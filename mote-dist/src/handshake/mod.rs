@@ -77,7 +77,7 @@ impl LocalNode {
     }
 }
 
-/// The node at the other end of a completed handshake.
+/// The node at the other end of a completed handshake (see [`connect`] for an example).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerNode {
     /// Its name.
@@ -153,6 +153,25 @@ pub fn resolve_simultaneous(local: &NodeName, peer: &NodeName) -> Admission {
 ///
 /// The defaults admit everyone and answer `alive` with "go on" (the old connection is
 /// stale): right for a node that keeps no connection table.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mote_dist::handshake::{resolve_simultaneous, Admission, DistFlags, HandshakeHooks, HandshakeOptions, NodeName};
+///
+/// /// A node that is itself dialling `b@h` right now.
+/// struct Dialling { me: NodeName }
+///
+/// impl HandshakeHooks for Dialling {
+///     fn admit(&self, peer: &NodeName, _flags: DistFlags) -> Admission {
+///         if peer.as_str() == "b@h" { resolve_simultaneous(&self.me, peer) } else { Admission::Ok }
+///     }
+/// }
+///
+/// let hooks = Dialling { me: "a@h".parse().unwrap() };
+/// assert_eq!(hooks.admit(&"b@h".parse().unwrap(), DistFlags::MANDATORY), Admission::OkSimultaneous);
+/// let opts = HandshakeOptions { hooks: Arc::new(hooks), ..Default::default() };
+/// # let _ = opts;
+/// ```
 pub trait HandshakeHooks: Send + Sync {
     /// The acceptor's answer to a node asking to connect.
     fn admit(&self, _peer: &NodeName, _flags: DistFlags) -> Admission {
@@ -166,7 +185,7 @@ pub trait HandshakeHooks: Send + Sync {
     }
 }
 
-/// Hooks with the default decisions.
+/// Hooks with the default decisions (see [`HandshakeHooks`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DefaultHooks;
 
@@ -208,6 +227,13 @@ impl std::fmt::Debug for HandshakeOptions {
 }
 
 /// Why a handshake failed. The connection should be closed.
+///
+/// ```
+/// use mote_dist::handshake::{DistFlags, HandshakeError};
+///
+/// let e = HandshakeError::MissingFlags { peer: "old@h".into(), missing: DistFlags::V4_NC };
+/// assert!(e.to_string().contains("old@h"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HandshakeError {
@@ -254,6 +280,32 @@ pub enum HandshakeError {
 
 /// Runs the initiator's side of the handshake on `stream`, connecting to the node
 /// `expected`. Returns the stream, ready for the connected phase, and the peer.
+///
+/// Both roles over an in-memory stream:
+///
+/// ```
+/// use mote_dist::handshake::{accept, connect, Cookie, HandshakeError, HandshakeOptions, LocalNode};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let a = LocalNode::new("a@h".parse().unwrap(), Cookie::new("secret"), 1);
+/// let b = LocalNode::new("b@h".parse().unwrap(), Cookie::new("secret"), 2).published();
+/// let (sa, sb) = tokio::io::duplex(1024);
+/// let opts = HandshakeOptions::default();
+/// let (initiated, accepted) = tokio::join!(connect(sa, &a, &b.name, &opts), accept(sb, &b, &opts));
+/// let (_, b_seen_by_a) = initiated.unwrap();
+/// let (_, a_seen_by_b) = accepted.unwrap();
+/// assert_eq!((b_seen_by_a.creation, b_seen_by_a.is_hidden()), (2, false));
+/// assert_eq!((a_seen_by_b.name.as_str(), a_seen_by_b.is_hidden()), ("a@h", true));
+///
+/// // Another cookie: the acceptor sends no challenge ack, both sides fail.
+/// let intruder = LocalNode::new("c@h".parse().unwrap(), Cookie::new("guess"), 3);
+/// let (sc, sb) = tokio::io::duplex(1024);
+/// let (initiated, accepted) = tokio::join!(connect(sc, &intruder, &b.name, &opts), accept(sb, &b, &opts));
+/// assert!(matches!(initiated, Err(HandshakeError::BadCookie { .. })));
+/// assert!(matches!(accepted, Err(HandshakeError::BadCookie { .. })));
+/// # }
+/// ```
 pub async fn connect<S: AsyncRead + AsyncWrite + Unpin>(
     mut stream: S,
     local: &LocalNode,
@@ -333,7 +385,8 @@ async fn initiate<S: AsyncRead + AsyncWrite + Unpin>(
     })
 }
 
-/// Runs the acceptor's side of the handshake on a stream a node connected with.
+/// Runs the acceptor's side of the handshake on a stream a node connected with. See
+/// [`connect`] for an example of both roles.
 pub async fn accept<S: AsyncRead + AsyncWrite + Unpin>(
     mut stream: S,
     local: &LocalNode,

@@ -26,6 +26,13 @@ pub struct NodeName {
 }
 
 /// A string that is not a valid node name.
+///
+/// ```
+/// use mote_dist::handshake::NodeName;
+///
+/// let err = "a@b@c".parse::<NodeName>().unwrap_err();
+/// assert!(err.to_string().contains("more than one '@'"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid node name {name:?}: {why}")]
 pub struct BadNodeName {
