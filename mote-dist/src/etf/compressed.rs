@@ -40,7 +40,10 @@ pub fn decompress(input: &[u8], limits: &DecodeLimits) -> Result<Option<Vec<u8>>
             limit: limits.max_size,
         });
     }
-    let mut out = Vec::with_capacity(size + 1);
+    // Reserve for what the input can plausibly inflate to, not for what the header claims:
+    // a corrupt or hostile size field must not allocate megabytes before inflation fails.
+    // The buffer grows as real data arrives; `take` still caps it at the claim.
+    let mut out = Vec::with_capacity((size + 1).min(input.len().saturating_mul(4) + 64));
     out.push(tag::VERSION);
     // Read one byte past the announced size to detect data that inflates to more.
     let mut inflater = ZlibDecoder::new(&input[6..]).take(size as u64 + 1);
