@@ -162,7 +162,13 @@ proptest! {
         // Every pending element is backed by at least one input byte, so a decode holds at
         // most a small multiple of the input (a WireTerm is 56 bytes), never what a
         // length field claims.
-        prop_assert!(peak <= 128 * bytes.len() + 4096, "peak {} for {} bytes", peak, bytes.len());
+        // A compressed term (tag 80) also pays the inflater's fixed state (its window and
+        // read buffer, about 75 KiB), whatever the size field claims.
+        let inflater = if bytes.get(1) == Some(&80) { 128 * 1024 } else { 0 };
+        prop_assert!(
+            peak <= 128 * bytes.len() + 4096 + inflater,
+            "peak {} for {} bytes", peak, bytes.len()
+        );
     }
 }
 
