@@ -255,18 +255,24 @@ fn comparison_flags_the_slower_implementations_only() {
     let go = row("go", "chain int m=1000 n=1000");
     assert!((go.time.ratio - 1.5).abs() < 1e-12);
     assert_eq!(go.verdict, Verdict::Slower);
+    // tokio did not move, so relative to it go is as much slower.
+    let rel = go.vs_tokio.unwrap();
+    assert!((rel.ratio - 1.5).abs() < 1e-12);
+    assert_eq!(go.vs_tokio_verdict(), Some(Verdict::Slower));
     let tokio = row("tokio", "chain int m=1000 n=1000");
     assert_eq!((tokio.time.ratio, tokio.verdict), (1.0, Verdict::Same));
+    assert!(tokio.vs_tokio.is_none());
     // Skipped and failed implementations have nothing to compare.
     assert_eq!(c.rows.len(), 4);
     assert_eq!(c.slower().count(), 1);
     let text = mote_bench::report::compare::render(&c);
     let go_line = text.lines().find(|l| l.contains(" go ")).unwrap();
+    assert_eq!(go_line.matches("1.50x").count(), 2, "{go_line}");
+    assert_eq!(go_line.matches("SLOWER").count(), 2, "{go_line}");
     assert!(
-        go_line.contains("1.50x") && go_line.ends_with("SLOWER"),
-        "{go_line}"
+        text.contains("1 of 4 slower in time, 1 slower relative to tokio"),
+        "{text}"
     );
-    assert!(text.contains("1 of 4 slower"), "{text}");
     // The comparison travels in results.json and shows in the HTML.
     new.comparison = Some(c);
     let dir = temp_dir("compare");

@@ -1,9 +1,11 @@
-//! The ratio of two samples' medians with a bootstrap confidence interval, for comparing a
-//! run with a saved one (`--compare`).
+//! Ratios of sample medians with bootstrap confidence intervals, for comparing a run with a
+//! saved one (`--compare`): this run's median over the saved run's, and the same relative to
+//! a baseline measured in each run (an implementation's median over tokio's in the same run,
+//! new over old), which cancels a machine that was faster or slower as a whole.
 //!
 //! Method: the percentile bootstrap. Each resample draws, with replacement, as many values
-//! from each sample as it has, and takes the ratio of the two resampled medians; the interval
-//! is the 2.5th to 97.5th percentile of those ratios. The generator is seeded, so the same
+//! from each sample as it has, and computes the ratio from the resampled medians; the
+//! interval is the 2.5th to 97.5th percentile of those ratios. The generator is seeded, so the same
 //! samples always give the same interval. With 3 runs a side the interval is wide (roughly
 //! from the fastest new run over the slowest old one to the other way round): it says how far
 //! the samples let one see, which is the point.
@@ -57,29 +59,31 @@ fn median(xs: &mut [f64]) -> f64 {
     quantile_sorted(xs, 0.5)
 }
 
-/// `median(new) / median(old)` with its bootstrap interval; `None` when a sample is empty,
-/// holds a non-finite value, or the old median is not positive.
-pub fn ratio_of_medians(new: &[f64], old: &[f64]) -> Option<RatioCi> {
-    let usable = |xs: &[f64]| !xs.is_empty() && xs.iter().all(|x| x.is_finite());
-    if !usable(new) || !usable(old) {
+/// `stat` of the samples' medians with its bootstrap interval; `None` when a sample is empty
+/// or holds a non-finite value, or `stat` of the medians is not finite.
+fn bootstrap(samples: &[&[f64]], stat: impl Fn(&[f64]) -> f64) -> Option<RatioCi> {
+    if samples
+        .iter()
+        .any(|xs| xs.is_empty() || xs.iter().any(|x| !x.is_finite()))
+    {
         return None;
     }
-    let old_median = median(&mut old.to_vec());
-    if old_median <= 0.0 {
+    let medians: Vec<f64> = samples.iter().map(|xs| median(&mut xs.to_vec())).collect();
+    let ratio = stat(&medians);
+    if !ratio.is_finite() {
         return None;
     }
-    let ratio = median(&mut new.to_vec()) / old_median;
     let mut rng = XorShift64Star::new(SEED);
-    let mut draw = |xs: &[f64], buf: &mut Vec<f64>| {
-        buf.clear();
-        buf.extend((0..xs.len()).map(|_| xs[rng.uniform(0, xs.len() as u64 - 1) as usize]));
-        median(buf)
-    };
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut buf = Vec::new();
+    let mut resampled = vec![0.0; samples.len()];
     let mut ratios: Vec<f64> = (0..RESAMPLES)
         .filter_map(|_| {
-            let (n, o) = (draw(new, &mut a), draw(old, &mut b));
-            (o > 0.0).then(|| n / o)
+            for (m, xs) in resampled.iter_mut().zip(samples) {
+                buf.clear();
+                buf.extend((0..xs.len()).map(|_| xs[rng.uniform(0, xs.len() as u64 - 1) as usize]));
+                *m = median(&mut buf);
+            }
+            Some(stat(&resampled)).filter(|r| r.is_finite())
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
@@ -87,6 +91,26 @@ pub fn ratio_of_medians(new: &[f64], old: &[f64]) -> Option<RatioCi> {
         ratio,
         lo: quantile_sorted(&ratios, 0.025),
         hi: quantile_sorted(&ratios, 0.975),
+    })
+}
+
+/// `median(new) / median(old)` with its bootstrap interval; `None` when a sample is empty,
+/// holds a non-finite value, or the old median is zero.
+pub fn ratio_of_medians(new: &[f64], old: &[f64]) -> Option<RatioCi> {
+    bootstrap(&[new, old], |m| m[0] / m[1])
+}
+
+/// `(median(new) / median(new_base)) / (median(old) / median(old_base))`: how an
+/// implementation's time relative to a baseline measured beside it changed between two runs,
+/// with its bootstrap interval.
+pub fn ratio_of_relatives(
+    new: &[f64],
+    new_base: &[f64],
+    old: &[f64],
+    old_base: &[f64],
+) -> Option<RatioCi> {
+    bootstrap(&[new, new_base, old, old_base], |m| {
+        (m[0] / m[1]) / (m[2] / m[3])
     })
 }
 
@@ -135,9 +159,31 @@ mod tests {
     }
 
     #[test]
+    fn a_machine_slower_as_a_whole_cancels_out_of_the_relative_ratio() {
+        let old = [100.0, 101.0, 99.0];
+        let old_base = [200.0, 202.0, 198.0];
+        // Everything took twice as long in the new run.
+        let new: Vec<f64> = old.iter().map(|x| x * 2.0).collect();
+        let new_base: Vec<f64> = old_base.iter().map(|x| x * 2.0).collect();
+        assert_eq!(
+            ratio_of_medians(&new, &old).unwrap().verdict(),
+            Verdict::Slower
+        );
+        let rel = ratio_of_relatives(&new, &new_base, &old, &old_base).unwrap();
+        assert!((rel.ratio - 1.0).abs() < 1e-12);
+        assert_eq!(rel.verdict(), Verdict::Same, "{rel:?}");
+        // Only the implementation got slower: the relative ratio shows it.
+        let slower: Vec<f64> = old.iter().map(|x| x * 1.5).collect();
+        let rel = ratio_of_relatives(&slower, &old_base, &old, &old_base).unwrap();
+        assert!((rel.ratio - 1.5).abs() < 1e-12);
+        assert_eq!(rel.verdict(), Verdict::Slower);
+    }
+
+    #[test]
     fn unusable_samples_give_none() {
         assert!(ratio_of_medians(&[], &[1.0]).is_none());
         assert!(ratio_of_medians(&[1.0], &[0.0]).is_none());
         assert!(ratio_of_medians(&[f64::NAN], &[1.0]).is_none());
+        assert!(ratio_of_relatives(&[1.0], &[0.0], &[1.0], &[1.0]).is_none());
     }
 }

@@ -1,9 +1,11 @@
 //! A run against a saved one (`--compare OLD`): for every scenario and implementation both
 //! measured, the ratio of the median times with its bootstrap interval
-//! ([`crate::harness::bootstrap`]), and whether that interval shows a change.
+//! ([`crate::harness::bootstrap`]), the same ratio relative to tokio's default program in
+//! each run (which cancels a machine that was busier in one run than in the other), and
+//! whether each interval shows a change.
 
 use super::model::{ImplResult, SuiteResults};
-use crate::harness::bootstrap::{ratio_of_medians, RatioCi, Verdict};
+use crate::harness::bootstrap::{ratio_of_medians, ratio_of_relatives, RatioCi, Verdict};
 use crate::impls::Impl;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +25,17 @@ pub struct CompareRow {
     pub time: RatioCi,
     /// What the interval says.
     pub verdict: Verdict,
+    /// This run's median over tokio's in the same scenario, divided by the same in the saved
+    /// run, with its interval (not for tokio itself, nor where a run lacks tokio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_tokio: Option<RatioCi>,
+}
+
+impl CompareRow {
+    /// What the relative interval says, when there is one.
+    pub fn vs_tokio_verdict(&self) -> Option<Verdict> {
+        self.vs_tokio.map(|r| r.verdict())
+    }
 }
 
 /// This run against a saved one.
@@ -39,9 +52,16 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The rows whose interval lies wholly above 1.
+    /// The rows whose time interval lies wholly above 1.
     pub fn slower(&self) -> impl Iterator<Item = &CompareRow> {
         self.rows.iter().filter(|r| r.verdict == Verdict::Slower)
+    }
+
+    /// The rows whose interval relative to tokio lies wholly above 1.
+    pub fn slower_vs_tokio(&self) -> impl Iterator<Item = &CompareRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.vs_tokio_verdict() == Some(Verdict::Slower))
     }
 }
 
@@ -72,6 +92,14 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
         else {
             continue;
         };
+        let tokio = |impls: &[ImplResult]| {
+            impls
+                .iter()
+                .find(|r| r.imp == Impl::tokio())
+                .map(measured)
+                .unwrap_or_default()
+        };
+        let (new_base, old_base) = (tokio(&s.impls), tokio(&o.impls));
         for r in &s.impls {
             let Some(or) = o.impls.iter().find(|or| or.imp == r.imp) else {
                 continue;
@@ -81,6 +109,9 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
                 continue;
             };
             matched += 1;
+            let vs_tokio = (r.imp != Impl::tokio())
+                .then(|| ratio_of_relatives(&nt, &new_base, &ot, &old_base))
+                .flatten();
             rows.push(CompareRow {
                 scenario: sc.label(),
                 imp: r.imp.clone(),
@@ -88,6 +119,7 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
                 old_runs: ot.len(),
                 verdict: time.verdict(),
                 time,
+                vs_tokio,
             });
         }
     }
