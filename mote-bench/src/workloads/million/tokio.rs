@@ -1,7 +1,7 @@
 //! `million` on tokio: K tasks each blocked on its own `oneshot`, tokio's channel for exactly
 //! one message, which is all this workload sends a task. The `mpsc` style gives each task an
 //! unbounded `mpsc` channel instead, a mailbox that could take any number of messages (what a
-//! process has); it took 1.8x the time and 2.5x the memory at k=1,000,000.
+//! process has); it took 1.9x the time and 2.5x the memory at k=1,000,000.
 
 use super::WakeAll;
 use crate::harness::outcome::ms_since;
