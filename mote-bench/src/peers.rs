@@ -157,8 +157,6 @@ type Prefix = (PathBuf, Vec<String>);
 /// Where each peer runtime's programs are and which of them can run.
 #[derive(Debug, Clone)]
 pub struct Peers {
-    /// The `peers/` directory.
-    pub dir: PathBuf,
     /// Per runtime: its prefix, or why it cannot run.
     found: Vec<(&'static str, Result<Prefix, String>)>,
 }
@@ -171,16 +169,18 @@ impl Peers {
             .iter()
             .map(|p| (p.runtime, launch_prefix(&dir, &p.launcher, build)))
             .collect();
-        Peers { dir, found }
+        Peers { found }
     }
 
-    /// Peers at fixed places, for tests: every runtime found as `program` with `args`.
-    pub fn fixed(dir: PathBuf, found: Vec<(&'static str, PathBuf, Vec<String>)>) -> Peers {
+    /// Peers at fixed places, for tests: each runtime listed is found as `program` with
+    /// `args`; the others are not there.
+    #[cfg(test)]
+    pub(crate) fn fixed(found: Vec<(&'static str, PathBuf, Vec<String>)>) -> Peers {
         let found = found
             .into_iter()
             .map(|(rt, prog, args)| (rt, Ok((prog, args))))
             .collect();
-        Peers { dir, found }
+        Peers { found }
     }
 
     fn prefix(&self, runtime: &str) -> Result<&Prefix, String> {
@@ -323,21 +323,18 @@ mod tests {
 
     #[test]
     fn peer_commands_follow_the_contract() {
-        let peers = Peers::fixed(
-            PathBuf::from("/repo/peers"),
-            vec![
-                ("go", PathBuf::from("/repo/peers/go/mote-peer-go"), vec![]),
-                (
-                    "elixir",
-                    PathBuf::from("/usr/bin/elixir"),
-                    vec![
-                        "--erl".into(),
-                        "+P 2000000".into(),
-                        "/repo/peers/elixir/bench.exs".into(),
-                    ],
-                ),
-            ],
-        );
+        let peers = Peers::fixed(vec![
+            ("go", PathBuf::from("/repo/peers/go/mote-peer-go"), vec![]),
+            (
+                "elixir",
+                PathBuf::from("/usr/bin/elixir"),
+                vec![
+                    "--erl".into(),
+                    "+P 2000000".into(),
+                    "/repo/peers/elixir/bench.exs".into(),
+                ],
+            ),
+        ]);
         let p = Params::from_pairs([("k", 20_000)]);
         let go = peers.command("go", "million", "-", &p).unwrap();
         assert_eq!(go.get_program(), "/repo/peers/go/mote-peer-go");
@@ -357,6 +354,32 @@ mod tests {
         );
         assert!(peers.command("mote", "spawn", "-", &p).is_none());
         assert_eq!(peers.missing("go"), None);
+    }
+
+    #[test]
+    fn a_script_runs_under_its_interpreter_with_its_arguments() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../peers");
+        let launcher = Launcher::Script {
+            interpreter: "sh",
+            args: &["-e"],
+            script: "install.sh",
+        };
+        let (program, args) = launch_prefix(&dir, &launcher, false).unwrap();
+        assert_eq!(program, which("sh").unwrap());
+        assert_eq!(
+            args,
+            [
+                "-e".to_string(),
+                dir.join("install.sh").display().to_string()
+            ]
+        );
+        let missing = Launcher::Script {
+            interpreter: "sh",
+            args: &[],
+            script: "nowhere/bench.exs",
+        };
+        let err = launch_prefix(&dir, &missing, false).unwrap_err();
+        assert!(err.ends_with("does not exist"), "{err}");
     }
 
     #[test]

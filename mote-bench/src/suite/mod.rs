@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn the_plan_counts_its_runs_and_adds_up_their_expected_times() {
-        let peers = Peers::fixed(PathBuf::from("/nowhere"), vec![]);
+        let peers = Peers::fixed(vec![]);
         let opts = options(Size::Standard);
         let plan = make_plan(&opts, &peers).unwrap();
         // chain int and list20 on mote, tokio and tokio:tail_first; ring on mote and tokio.
@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn peers_that_cannot_run_are_planned_as_skipped() {
-        let peers = Peers::fixed(PathBuf::from("/nowhere"), vec![]);
+        let peers = Peers::fixed(vec![]);
         let mut opts = options(Size::Quick);
         opts.impls.push(Impl::named("go"));
         let plan = make_plan(&opts, &peers).unwrap();
