@@ -67,6 +67,18 @@ impl Plan {
             .sum()
     }
 
+    /// The peer runtimes with an implementation in the run that can run here.
+    pub fn peer_runtimes(&self, opts: &SuiteOptions) -> Vec<&'static peers::Peer> {
+        let runs_here = |name: &str| {
+            opts.impls.iter().any(|i| i.base() == name)
+                && !self.unavailable.iter().any(|(u, _)| u.base() == name)
+        };
+        PEERS
+            .iter()
+            .filter(|p| p.impls.iter().any(|pi| runs_here(pi.name)))
+            .collect()
+    }
+
     /// The expected time of the whole plan, ms.
     pub fn expected_ms(&self, opts: &SuiteOptions) -> f64 {
         let per = f64::from(opts.runs + opts.warmup);
@@ -159,20 +171,11 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
     let runs = plan.runs(opts);
     let expected = plan.expected_ms(opts);
     announce(&plan, opts, false);
-    let in_run: Vec<&peers::Peer> = PEERS
-        .iter()
-        .filter(|p| {
-            p.impls.iter().any(|pi| {
-                opts.impls.iter().any(|i| i.base() == pi.name)
-                    && !plan.unavailable.iter().any(|(u, _)| u.base() == pi.name)
-            })
-        })
-        .collect();
     let mut results = SuiteResults {
         schema: SCHEMA,
         timestamp: machine::timestamp_now(),
         command_line,
-        machine: machine::probe(&in_run),
+        machine: machine::probe(&plan.peer_runtimes(opts)),
         config: Config {
             quick: opts.size == Size::Quick,
             size: Some(opts.size),
@@ -205,11 +208,7 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
     let mut write_failed = false;
     let mut record = |scenarios: &mut Vec<ScenarioResult>| {
         fill_stats(scenarios);
-        let made: usize = scenarios
-            .iter()
-            .flat_map(|s| &s.impls)
-            .map(|r| r.runs.len())
-            .sum();
+        let made = runs_made(scenarios);
         results.incomplete = Some(format!("in progress: {made} of {runs} runs"));
         results.scenarios = std::mem::take(scenarios);
         if let Err(e) = report::json::write_atomic(&results, &json) {
@@ -227,11 +226,7 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
         exec::run_all(&plan.scenarios, &exec_opts, &mut progress, &mut record);
     progress.finish();
     fill_stats(&mut scenarios);
-    let made: usize = scenarios
-        .iter()
-        .flat_map(|s| &s.impls)
-        .map(|r| r.runs.len())
-        .sum();
+    let made = runs_made(&scenarios);
     results.incomplete = (stopped || interrupt::requested())
         .then(|| format!("stopped by the user after {made} of {runs} runs"));
     let available: Vec<Impl> = opts
@@ -243,6 +238,15 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
     results.notes.extend(skip_notes(&scenarios, &available));
     results.scenarios = scenarios;
     Ok(results)
+}
+
+/// Runs made so far, warm-ups included.
+fn runs_made(scenarios: &[ScenarioResult]) -> usize {
+    scenarios
+        .iter()
+        .flat_map(|s| &s.impls)
+        .map(|r| r.runs.len())
+        .sum()
 }
 
 /// Computes every implementation's statistics from its measured runs, then the ratios to
