@@ -31,6 +31,15 @@ pub enum Cmd {
     /// Compare two saved runs: each scenario's median time in NEW over OLD, with a bootstrap
     /// confidence interval.
     Compare(CompareArgs),
+    /// Draw report.html and the charts again from a saved results.json, into its directory.
+    Report(ReportArgs),
+}
+
+/// `mote-bench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The saved run (its results.json).
+    pub results: PathBuf,
 }
 
 /// `mote-bench list`.

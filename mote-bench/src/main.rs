@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Some(Cmd::List(args)) => cmd::list::main(args),
         Some(Cmd::Suite(args)) => cmd::suite::main(args),
         Some(Cmd::Compare(args)) => cmd::compare::main(args),
+        Some(Cmd::Report(args)) => cmd::report::main(args),
         None => cmd::suite::main(cli.suite),
     }
 }

@@ -2,5 +2,6 @@
 
 pub mod compare;
 pub mod list;
+pub mod report;
 pub mod run;
 pub mod suite;

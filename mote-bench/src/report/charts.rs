@@ -45,19 +45,27 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0xa6, 0x76, 0x1d),
 ];
 
-/// Series colour of an implementation: fixed by its place in the tables, so every chart reads
-/// alike; a style is a lighter shade of its base.
-pub fn color(imp: &Impl) -> RGBColor {
-    let base = PALETTE[imp.rank().min(PALETTE.len() - 1)];
-    match imp.style() {
-        None => base,
-        Some(style) => {
-            // Several styles of one base get distinct shades.
-            let k = 0.35 + 0.15 * (style.len() % 3) as f64;
-            let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * k) as u8;
+/// Series colours of the implementations of one chart: each base's colour is fixed by its
+/// place in the tables, so every chart reads alike; its styles are lighter shades of it,
+/// lighter for each further style in `impls`.
+pub fn colors(impls: &[Impl]) -> Vec<RGBColor> {
+    impls
+        .iter()
+        .enumerate()
+        .map(|(k, imp)| {
+            let base = PALETTE[imp.rank().min(PALETTE.len() - 1)];
+            if imp.style().is_none() {
+                return base;
+            }
+            let before = impls[..k]
+                .iter()
+                .filter(|i| i.style().is_some() && i.base() == imp.base())
+                .count();
+            let lift = (0.35 + 0.2 * before as f64).min(0.85);
+            let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * lift) as u8;
             RGBColor(mix(base.0), mix(base.1), mix(base.2))
-        }
-    }
+        })
+        .collect()
 }
 
 /// Plotters' drawing errors borrow nothing but are generic over the backend; flatten them.
@@ -286,9 +294,10 @@ pub fn workload_chart(results: &SuiteResults, workload: &str) -> Result<Option<C
             .draw()
             .map_err(plot_err)?;
         let slot = 0.8 / impls.len() as f64;
+        let palette = colors(&impls);
         let mut few = false;
         for (j, imp) in impls.iter().enumerate() {
-            let c = color(imp);
+            let c = palette[j];
             for (i, g) in groups.iter().enumerate() {
                 let mut xs = measured(g, imp);
                 if xs.is_empty() {
@@ -344,9 +353,10 @@ pub fn workload_chart(results: &SuiteResults, workload: &str) -> Result<Option<C
         }
         let entries: Vec<LegendEntry> = impls
             .iter()
-            .map(|i| LegendEntry {
+            .zip(&palette)
+            .map(|(i, c)| LegendEntry {
                 name: i.to_string(),
-                color: color(i),
+                color: *c,
                 dashed: false,
             })
             .collect();
@@ -460,8 +470,11 @@ pub fn sweep_chart(results: &SuiteResults, sweep: &Sweep) -> Result<Option<Chart
             .map_err(plot_err)?;
         let mut entries = Vec::new();
         let mut few = false;
+        let mut impls: Vec<Impl> = lines.iter().map(|l| l.imp.clone()).collect();
+        impls.dedup();
+        let palette = colors(&impls);
         for line in &lines {
-            let c = color(&line.imp);
+            let c = palette[impls.iter().position(|i| *i == line.imp).unwrap_or(0)];
             let pts: Vec<(f64, f64)> = line
                 .points
                 .iter()
@@ -561,11 +574,21 @@ mod tests {
     }
 
     #[test]
-    fn styles_are_shades_of_their_base() {
-        let tokio = color(&Impl::tokio());
-        let styled = color(&Impl::tokio().with_style("tail_first"));
-        assert_ne!(tokio, styled);
-        assert!(styled.0 >= tokio.0 && styled.1 >= tokio.1 && styled.2 >= tokio.2);
-        assert_ne!(color(&Impl::mote()), tokio);
+    fn styles_are_distinct_shades_of_their_base() {
+        let impls = [
+            Impl::mote(),
+            Impl::tokio(),
+            Impl::tokio().with_style("bounded"),
+            Impl::tokio().with_style("reply_channel"),
+        ];
+        let c = colors(&impls);
+        let (tokio, a, b) = (c[1], c[2], c[3]);
+        assert!(a != tokio && b != tokio && a != b, "{c:?}");
+        for s in [a, b] {
+            assert!(s.0 >= tokio.0 && s.1 >= tokio.1 && s.2 >= tokio.2);
+        }
+        assert_ne!(c[0], tokio);
+        // A base keeps its colour whatever else is in the chart.
+        assert_eq!(colors(&[Impl::tokio()])[0], tokio);
     }
 }

@@ -1,0 +1,31 @@
+//! `mote-bench report RESULTS_JSON`: the reports drawn again from a saved run (after the
+//! harness's charts changed, or for a run that was stopped before it wrote them).
+
+use crate::cli::ReportArgs;
+use crate::report;
+use std::process::ExitCode;
+
+/// Runs the subcommand.
+pub fn main(args: ReportArgs) -> ExitCode {
+    let dir = args
+        .results
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let written = report::json::read(&args.results).and_then(|r| report::write_all(&r, &dir));
+    match written {
+        Ok(w) => {
+            println!(
+                "wrote {} and {} charts in {}",
+                w.html.display(),
+                w.svgs.len(),
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mote-bench report: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
