@@ -13,4 +13,4 @@ fi
 rm -rf "$CLOJURE_DIR/classes"
 mkdir -p "$CLOJURE_DIR/classes"
 java -cp "$CLOJURE_CP" -Dclojure.compile.path="$CLOJURE_DIR/classes" \
-    clojure.main -e "(compile 'mote-peer.main)" >&2
+    clojure.main -e "(do (compile 'mote-peer.main) nil)" >&2

@@ -154,8 +154,9 @@
         all (parse-params kvs (concat (:params w) own-params) wname)
         params (select-keys all (map first (:params w)))
         own-values (select-keys all (map first own-params))
-        _ (doseq [flag [:warmup :send_off]]
-            (when-not (#{nil 0 1} (own-values flag)) (c/usage! (name flag) " must be 0 or 1")))
+        _ (doseq [flag [:warmup :send_off]
+                  :when (contains? own-values flag)]
+            (when-not (#{0 1} (own-values flag)) (c/usage! (name flag) " must be 0 or 1")))
         _ (when-let [err (and (:validate w) ((:validate w) params))] (c/usage! err))
         _ ((:setup i) own-values)
         opts ((:opts i) own-values)]

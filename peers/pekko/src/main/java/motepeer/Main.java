@@ -107,6 +107,8 @@ public final class Main {
             throw Problem.usage(invalid);
         }
 
+        // SLF4J reports replaying log calls made while it initialised; that is noise here.
+        System.setProperty("slf4j.internal.verbosity", "ERROR");
         try (Runner runner = new Runner(Dispatch.config(given))) {
             if (given.get("warmup") == 1) {
                 // One run at the quick sizes lets the JIT compile the hot paths before the
