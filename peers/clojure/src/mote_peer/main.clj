@@ -2,12 +2,14 @@
   "The Clojure peer of the mote-bench workloads (docs/workloads.md is the contract).
 
       mote-peer-clojure IMPL WORKLOAD VARIANT|- [k=v ...]
+      mote-peer-clojure --version
 
   IMPL picks the implementation: `clojure_agents` and `clojure_agents_tuned` (agents),
   `clojure_async` and `clojure_async_buffered` (core.async). Exactly one RESULT line goes
   to stdout. A wrong answer exits 1, a usage error 2, and a workload this IMPL does not
   have exits 3 with `SKIP <why>` on stdout (the harness's skip convention)."
-  (:require [clojure.string :as str]
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
             [mote-peer.agents :as agents]
             [mote-peer.call :as call]
             [mote-peer.chain :as chain]
@@ -57,6 +59,14 @@
   run ahead of; everywhere else the buffered build would be the same program."
   {"chain" nil "fanin" nil "workers" #{"push"}})
 
+(defn- go-threads!
+  "Sizes core.async's go-block pool (a fixed pool of 8 threads unless the
+  `clojure.core.async.pool-size` property says otherwise; it is read when the first go block
+  runs). `threads` 0 keeps the default."
+  [{:keys [threads]}]
+  (when (pos? threads)
+    (System/setProperty "clojure.core.async.pool-size" (str threads))))
+
 (def impls
   "Each implementation: the runs it has, its own params (printed after the contract's, as
   [name default]), which workloads and variants take `buf`, and how it sets up the
@@ -73,16 +83,18 @@
     :opts (fn [_] {:dispatch send})}
    "clojure_async"
    {:runs async-runs
-    :own [[:buf 0]]
+    :own [[:buf 0] [:threads 0]]
     :buffered buffered-runs
-    :setup (fn [_] nil)
+    :setup go-threads!
     :opts identity}
    "clojure_async_buffered"
    {:runs (select-keys async-runs (keys buffered-runs))
     :variants buffered-runs
-    :own [[:buf 1024]]
+    ;; A go pool of one thread per core: core.async's fixed 8 was one per logical core on
+    ;; the write-up's machine, and measured slower with buffers on fewer cores (README).
+    :own [[:buf 1024] [:threads (.availableProcessors (Runtime/getRuntime))]]
     :buffered buffered-runs
-    :setup (fn [_] nil)
+    :setup go-threads!
     :opts identity}})
 
 (defn- skip! [why]
@@ -130,8 +142,21 @@
                         [(str "wall_ms=" (c/ms (:wall-ns outcome)))]
                         (for [[k v] (:extras outcome)] (str k "=" v)))))
 
+(defn- versions
+  "One line naming the versions that ran, for a report's machine header."
+  []
+  (let [props (java.util.Properties.)]
+    (with-open [in (.openStream (io/resource "META-INF/maven/org.clojure/core.async/pom.properties"))]
+      (.load props in))
+    (str "clojure " (clojure-version) ", core.async " (.getProperty props "version")
+         ", java " (System/getProperty "java.version") " (" (System/getProperty "java.vm.name") ")")))
+
 (defn -main [& args]
   (install-crash-handler!)
+  (when (= ["--version"] args)
+    (println (versions))
+    (flush)
+    (System/exit 0))
   (let [[impl wname variant & kvs] args
         _ (when (nil? variant) (c/usage! "need an implementation, a workload and a variant"))
         i (or (impls impl) (c/usage! "unknown implementation '" impl "' (one of "

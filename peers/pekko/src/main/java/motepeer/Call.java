@@ -11,6 +11,6 @@ final class Call {
     private Call() {}
 
     static Outcome run(Runner runner, String variant, Params p) {
-        return RoundTrips.run(runner, p.get("r"), i -> i + 1, "call");
+        return RoundTrips.run(runner, p.get("r"), i -> i + 1, i -> i + 1, "call");
     }
 }

@@ -11,7 +11,8 @@ import com.typesafe.config.ConfigFactory;
  *   <li>{@code throughput}: how many messages an actor handles before its thread moves on to
  *       another actor (Pekko's default is 5; higher trades fairness for throughput).
  *   <li>{@code affinity}: 1 runs actors on Pekko's affinity pool (one queue per thread, an
- *       actor kept on one thread) instead of the default fork-join pool.
+ *       actor kept on one thread; marked "may change" by Pekko) instead of the default
+ *       fork-join pool.
  *   <li>{@code threads}: the pool's thread count; 0 keeps Pekko's sizing (fork-join: cores,
  *       at least 8; affinity: 0.8 x cores, at least 4).
  * </ul>
@@ -26,6 +27,12 @@ final class Dispatch {
         StringBuilder s = new StringBuilder();
         s.append("pekko.actor.default-dispatcher.throughput = ").append(throughput).append('\n');
         s.append("pekko.actor.default-dispatcher.executor = ").append(executor).append('\n');
+        if (own.get("affinity") == 1) {
+            // Each affinity thread's task queue is bounded (512 by default) and an overflow
+            // drops the actor's run: one actor waking thousands (a chain being built, a
+            // million waiters told to go) would lose messages and hang. Room for a million.
+            s.append("pekko.actor.default-dispatcher.affinity-pool-executor.task-queue-size = 1048576\n");
+        }
         if (threads > 0) {
             String pool = "pekko.actor.default-dispatcher." + executor;
             s.append(pool).append(".parallelism-min = ").append(threads).append('\n');

@@ -11,7 +11,8 @@ import java.util.function.UnaryOperator;
 /**
  * The Apache Pekko peer of the mote-bench workloads (docs/workloads.md is the contract).
  *
- * <pre>mote-peer-pekko WORKLOAD VARIANT|- [k=v ...]</pre>
+ * <pre>mote-peer-pekko WORKLOAD VARIANT|- [k=v ...]
+ * mote-peer-pekko --version</pre>
  *
  * Exactly one RESULT line goes to stdout. Besides the contract's params it takes its own,
  * printed after them: the dispatcher's {@code throughput}, {@code affinity} and
@@ -76,7 +77,18 @@ public final class Main {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
     }
 
+    /** One line naming the versions that run, for a report's machine header. */
+    static String versions() {
+        return "pekko " + org.apache.pekko.Version.current()
+                + ", scala " + scala.util.Properties.versionNumberString()
+                + ", java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")";
+    }
+
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--version")) {
+            System.out.println(versions());
+            System.exit(0);
+        }
         if (args.length < 2) {
             throw Problem.usage("need a workload and a variant");
         }

@@ -5,6 +5,6 @@ final class Pingpong {
     private Pingpong() {}
 
     static Outcome run(Runner runner, String variant, Params p) {
-        return RoundTrips.run(runner, p.get("r"), i -> i, "pingpong");
+        return RoundTrips.run(runner, p.get("r"), i -> i, i -> i, "pingpong");
     }
 }

@@ -51,14 +51,16 @@ final class RoundTrips {
     }
 
     /**
-     * Main: spawns the responder and the client, and completes {@code done} when the client
-     * reports; {@code what} names the workload in the error.
+     * Main: spawns the responder (answering with {@code answer}) and the client (checking
+     * each answer against {@code expect}, kept apart so a wrong responder is caught), and
+     * completes {@code done} when the client reports; {@code what} names the workload.
      */
-    static Outcome run(Runner runner, long r, LongUnaryOperator answer, String what) {
+    static Outcome run(Runner runner, long r, LongUnaryOperator answer, LongUnaryOperator expect,
+            String what) {
         return runner.run(done -> Behaviors.<Long>setup(ctx -> {
             long start = System.nanoTime();
             ActorRef<Request> responder = ctx.spawn(responder(answer), "responder");
-            ctx.spawn(client(responder, r, answer, ctx.getSelf()), "client");
+            ctx.spawn(client(responder, r, expect, ctx.getSelf()), "client");
             return Behaviors.receiveMessage(bad -> {
                 long wall = System.nanoTime() - start;
                 done.complete(Outcome.of(wall, bad == 0 ? null
