@@ -13,8 +13,9 @@ import com.typesafe.config.ConfigFactory;
  *   <li>{@code affinity}: 1 runs actors on Pekko's affinity pool (one queue per thread, an
  *       actor kept on one thread; marked "may change" by Pekko) instead of the default
  *       fork-join pool.
- *   <li>{@code threads}: the pool's thread count; 0 keeps Pekko's sizing (fork-join: cores,
- *       at least 8; affinity: 0.8 x cores, at least 4).
+ *   <li>{@code threads}: the pool's thread count (the peer's default: one per core); 0 keeps
+ *       Pekko's sizing (fork-join: one per core but at least 8; affinity: 0.8 per core, at
+ *       least 4).
  * </ul>
  */
 final class Dispatch {

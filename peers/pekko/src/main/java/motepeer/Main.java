@@ -65,12 +65,15 @@ public final class Main {
                     List.of(spec("w", 2, 2), spec("n", 50000, 5000)),
                     p -> p.get("w") >= 1 ? null : "workers needs w >= 1", UnaryOperator.identity(), Workers::run)));
 
+    private static final long CORES = Runtime.getRuntime().availableProcessors();
+
     /**
      * The peer's own params and their defaults: the dispatcher settings that measured fastest
      * here (README.md has the figures) and the warm-up.
      */
     static final List<Params.Spec> OWN = List.of(
-            spec("throughput", 5, 5), spec("affinity", 0, 0), spec("threads", 0, 0), spec("warmup", 1, 1));
+            spec("throughput", 100, 100), spec("affinity", 0, 0),
+            spec("threads", CORES, CORES), spec("warmup", 1, 1));
 
     /** Nanoseconds as milliseconds with three decimals, always with a decimal point. */
     static String ms(long nanos) {

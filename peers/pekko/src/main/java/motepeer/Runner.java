@@ -33,7 +33,11 @@ final class Runner implements AutoCloseable {
         try {
             return done.get();
         } catch (InterruptedException | ExecutionException e) {
-            throw new IllegalStateException("the main actor failed", e);
+            // A bug, not a wrong answer; still exit 1 rather than leave the JVM up on the
+            // actor system's non-daemon threads.
+            e.printStackTrace();
+            Problem.fail("the run failed: " + e.getMessage());
+            throw new IllegalStateException("unreachable", e);
         }
     }
 
