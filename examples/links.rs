@@ -5,7 +5,7 @@ use mote::{ExitReason, Process, Signal};
 fn main() {
     mote::run(|mut p: Process<Signal<()>>| async move {
         p.trap_exit(true);
-        let worker = p.spawn_link(|_w: Process<()>| async { ExitReason::custom("disk full") });
+        let worker = p.spawn_link(|_w: Process<()>| async { ExitReason::custom("disk_full") });
         match p.recv().await {
             Signal::Exit(exit) => {
                 assert_eq!(exit.from, worker.id());

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use mote::server::{CallError, Context, Next, ReplyTo, Server, ServerOptions, ServerRef};
 use mote::supervisor::{ChildSpec, Strategy, Supervisor, SupervisorRef};
-use mote::{ExitReason, Process};
+use mote::{ExitReason, Process, Term};
 
 const T: Duration = Duration::from_millis(500);
 
@@ -149,8 +149,9 @@ impl Server for Query {
     type Info = ();
 
     async fn init(&mut self, ctx: &mut Context<Self>) -> Result<(), ExitReason> {
+        // Exit reasons are Erlang terms: `{no_db_conn, <<"why">>}`.
         let conn = ServerRef::<DbConn>::named("db_conn")
-            .map_err(|e| ExitReason::custom(format!("no db_conn: {e}")))?;
+            .map_err(|e| Term::from((Term::atom("no_db_conn"), e.to_string())))?;
         println!("  [query] started as {} on db_conn {}", ctx.id(), conn.id());
         self.conn = Some(conn);
         Ok(())
@@ -163,7 +164,7 @@ impl Server for Query {
         _: &mut Context<Self>,
     ) -> Next {
         let Some(conn) = self.conn else {
-            return Next::Stop(ExitReason::custom("no connection"));
+            return Next::Stop(ExitReason::custom("no_connection"));
         };
         match conn.call(sql, T).await {
             Ok(rows) => {
@@ -171,7 +172,10 @@ impl Server for Query {
                 Next::Continue
             }
             // The connection this worker relied on is gone: crash, and be restarted.
-            Err(e) => Next::Stop(ExitReason::custom(format!("db_conn failed: {e}"))),
+            Err(e) => Next::Stop(ExitReason::from(Term::from((
+                Term::atom("db_conn_failed"),
+                e.to_string(),
+            )))),
         }
     }
 }

@@ -32,9 +32,11 @@
 //! * [`Pid<M>`] addresses a process whose mailbox takes `M`; [`Pid::send`] never blocks.
 //! * [`Process<M>`] is a process's own handle: [`Process::recv`], selective receive with
 //!   [`Process::recv_matching`], timeouts with [`Process::recv_timeout`].
-//! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`], [`Process::trap_exit`],
-//!   [`exit`]. System messages ([`Down`], [`Exit`]) arrive in the same mailbox, converted
-//!   into `M` with `From` (see [`Process`]).
+//! * Failure: [`ExitReason`], [`Process::link`], [`Process::monitor`],
+//!   [`Process::monitor_name`], [`Process::trap_exit`], [`exit`]. System messages ([`Down`],
+//!   [`Exit`]) arrive in the same mailbox, converted into `M` with `From` (see [`Process`]).
+//! * Terms: [`Term`] is an Erlang term (atoms, tuples, lists, maps, binaries, ...), compared,
+//!   ordered and printed as Erlang does; exit reasons are terms.
 //! * Worker pools: [`pool`] runs jobs on pre-spawned worker processes (work stealing or
 //!   work pushing, bounded queues, panics and dead workers reported per job), with
 //!   [`pool::Pool::map_reduce`] for chunked data.
@@ -66,88 +68,99 @@
 
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
-pub mod agent;
-mod completion;
-mod exit;
-mod info;
-mod mailbox;
-pub mod pg;
-mod pid;
-#[cfg(not(loom))] // its queues' crate does not build under `--cfg loom`
-pub mod pool;
-mod process;
-mod registry;
-mod runtime;
-mod scheduler;
-mod send;
-pub mod server;
-mod shutdown;
-mod signals;
-mod spawn;
-mod start;
-pub mod supervisor;
-mod sync;
-mod table;
-pub mod task;
-mod timeout;
-mod timer;
+// The map of the crate. `mote/src` has one folder per layer, and a layer uses only itself
+// and the layers below it (`mote/tests/layers.rs` checks it, and that no two modules use
+// each other), bottom to top:
+//
+//   otp/      the OTP behaviours: servers, supervisors, tasks, pools, agents, groups
+//   process/  the public process core: pids, send, spawn, the `Process` handle, exit
+//             signals, the registry, timers, introspection, the runtime's entry points
+//   rt/       the internals: process table, mailboxes, scheduler, exit-signal rules,
+//             timeouts, the current-process context
+//   values/   plain values every layer passes around: ids, exit reasons, references
+//
+// A layer's modules are declared here (no `mod.rs` per layer) and the public API is
+// re-exported below, so the public paths do not show the layers.
 
-pub use exit::{Down, Exit, ExitReason, IntoExitReason, MonitorRef, Signal};
-pub use info::{process_count, process_info, processes, ProcessInfo, Status};
-pub use pid::{Pid, ProcessId};
-pub use process::{Process, Recv, RecvMatching};
-pub use registry::{
+/// Plain values every layer passes around: process ids, exit reasons and the system
+/// messages that carry them, monitor references, registered names, and Erlang's
+/// vocabulary, the dynamic `Term`. Only data and its traits: this layer uses no other.
+mod values {
+    pub(crate) mod exit;
+    pub(crate) mod monitor_ref;
+    pub(crate) mod pid;
+    pub(crate) mod posix;
+    pub(crate) mod registered_name;
+    pub mod term;
+}
+
+/// The internals, private to the crate: the process table and its slots, mailboxes, the
+/// scheduler (which owns the runtime's globals: its threads and the tokio handle), the rules
+/// of links, monitors and exit signals, timeouts, the runner that polls a process and the
+/// current-process context. The lock-free and `unsafe` structures live here; the process
+/// core calls their `unsafe` functions where its types uphold the contracts (a `Pid<M>`
+/// names a mailbox of `M`).
+mod rt {
+    pub(crate) mod completion;
+    pub(crate) mod current;
+    pub(crate) mod mailbox;
+    pub(crate) mod runner;
+    pub(crate) mod scheduler;
+    pub(crate) mod signals;
+    pub(crate) mod sync;
+    pub(crate) mod table;
+    pub(crate) mod timeout_wheel;
+}
+
+/// The public process core: what a program needs to run processes, built on `rt`. The
+/// distribution crate sits on this layer; sends, links and monitors to a pid of another
+/// node are where it will hook in (today they find no local slot: a send is dropped, a
+/// link or monitor reports `noproc`).
+mod process {
+    pub(crate) mod exit_signal;
+    pub(crate) mod handle;
+    pub(crate) mod info;
+    pub(crate) mod registry;
+    pub(crate) mod runtime;
+    pub(crate) mod self_id;
+    pub(crate) mod send;
+    pub(crate) mod spawn;
+    pub(crate) mod start;
+    pub(crate) mod timer;
+}
+
+/// The OTP behaviours, built on the process core: each is a public module of the crate
+/// (`mote::server`, `mote::supervisor`, ...), re-exported below.
+mod otp {
+    pub mod agent;
+    pub mod pg;
+    #[cfg(not(loom))] // its queues' crate does not build under `--cfg loom`
+    pub mod pool;
+    pub mod server;
+    pub(crate) mod shutdown;
+    pub mod supervisor;
+    pub mod task;
+}
+
+#[cfg(not(loom))]
+pub use otp::pool;
+pub use otp::{agent, pg, server, supervisor, task};
+pub use process::exit_signal::exit;
+pub use process::handle::{Process, Recv, RecvMatching};
+pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};
+pub use process::registry::{
     lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
 };
-pub use runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
-pub use send::{is_alive, TrySendError};
-pub use signals::LinkError;
-pub use spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
-pub use start::{start, Started};
-pub use timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
-
-/// Sends an exit signal to a process (Erlang's `exit/2`), from the calling process (or from
-/// [`ProcessId::NONE`] outside any process).
-///
-/// A non-trapping target ends with `reason` unless it is `Normal` (ignored, except when a
-/// process sends it to itself); a trapping one gets an [`Exit`] message; `Kill` cannot be
-/// trapped and ends the target with `Killed`. A signal a process sends itself that ends it
-/// ends it at once: the call does not return.
-///
-/// ```
-/// use mote::{Down, ExitReason, Process};
-/// mote::run(|mut p: Process<Down>| async move {
-///     let victim = mote::spawn(|mut v: Process<()>| async move { v.recv().await });
-///     p.monitor(victim);
-///     mote::exit(victim, ExitReason::Kill);
-///     assert_eq!(p.recv().await.reason, ExitReason::Killed);
-/// })
-/// .unwrap();
-/// ```
-pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
-    let target = target.into();
-    let from = self_id().unwrap_or(ProcessId::NONE);
-    if from == target {
-        // A signal to oneself that ends the caller ends it now: the call does not return
-        // (Erlang, case P07). A trapped one becomes a message, like any other.
-        let trapping = signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
-            .unwrap_or(false);
-        if reason == ExitReason::Kill {
-            std::panic::resume_unwind(Box::new(process::task::ExitNow(ExitReason::Killed)));
-        }
-        if !trapping {
-            std::panic::resume_unwind(Box::new(process::task::ExitNow(reason)));
-        }
-    }
-    signals::exit_signal(target, from, reason, false);
-}
-
-/// The id of the process running this code, or `None` outside any process.
-///
-/// ```
-/// assert_eq!(mote::self_id(), None);
-/// mote::run(|p: mote::Process<()>| async move { assert_eq!(mote::self_id(), Some(p.id())) }).unwrap();
-/// ```
-pub fn self_id() -> Option<ProcessId> {
-    process::task::current()
-}
+pub use process::runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
+pub use process::self_id::self_id;
+pub use process::send::{is_alive, TrySendError};
+pub use process::spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
+pub use process::start::{start, Started};
+pub use process::timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
+pub use rt::signals::LinkError;
+pub use values::exit::{CustomReason, Down, Exit, ExitReason, IntoExitReason, Signal};
+pub use values::monitor_ref::MonitorRef;
+pub use values::pid::{Pid, ProcessId};
+pub use values::registered_name::RegisteredName;
+pub use values::term;
+pub use values::term::{Atom, Term};

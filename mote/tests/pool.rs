@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mote::pool::{Dispatch, JobError, Pool, ShutdownTimedOut, StartError, TrySubmitError};
+use mote::pool::{Dispatch, JobError, Pool, PoolStartError, ShutdownTimedOut, TrySubmitError};
 use mote::{ExitReason, Process, ProcessId};
 use parking_lot::Mutex;
 
@@ -444,11 +444,11 @@ fn bad_configuration_is_an_error() {
     run(|| async {
         assert_eq!(
             Pool::builder().workers(0).start().await.unwrap_err(),
-            StartError::NoWorkers
+            PoolStartError::NoWorkers
         );
         assert_eq!(
             Pool::builder().queue_bound(0).start().await.unwrap_err(),
-            StartError::ZeroBound
+            PoolStartError::ZeroBound
         );
         let pool = Pool::builder().start().await.unwrap();
         assert_eq!(pool.workers(), mote::worker_threads());

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -337,7 +338,8 @@ fn monitor_dead_pid() {
                 Down {
                     monitor: r,
                     pid: d.id(),
-                    reason: ExitReason::NoProc
+                    reason: ExitReason::NoProc,
+                    by_name: None,
                 }
             ),
             other => panic!("expected a DOWN, got {other:?}"),
@@ -596,6 +598,31 @@ fn bounded_mailbox_plain_send_is_not_limited() {
         child.send(0);
         gate.notify_one();
         assert_eq!(next(&mut o, "Got(0)").await, Rep::Got(0));
+    })
+    .unwrap();
+}
+
+/// A sender waiting in `send_async` for room in a full mailbox returns as soon as the
+/// receiver dies: the rustdoc promises "a dead process returns at once", and the wait is
+/// for room that can never come.
+#[test]
+fn bounded_mailbox_send_async_returns_when_the_receiver_dies() {
+    mote::run(|mut o: Process<Rep>| async move {
+        let child = SpawnOptions::new()
+            .mailbox_bound(1)
+            .spawn(|_c: Process<u32>| std::future::pending::<()>());
+        o.monitor(child);
+        assert_eq!(child.try_send(1), Ok(()));
+        let mut waiting = std::pin::pin!(child.send_async(2));
+        let first = {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            waiting.as_mut().poll(&mut cx)
+        };
+        assert!(first.is_pending(), "the mailbox is full: send_async waits");
+        mote::exit(child, ExitReason::Kill);
+        assert_eq!(next(&mut o, "DOWN").await, Rep::Down(ExitReason::Killed));
+        let returned = tokio::time::timeout(WAIT, waiting).await;
+        assert!(returned.is_ok(), "send_async still waits on a dead process");
     })
     .unwrap();
 }

@@ -8,7 +8,7 @@ use mote::server::{
     self, CallError, Context, Next, ReplyTo, Server, ServerOptions, ServerRef, StartError,
     StopError,
 };
-use mote::{Down, Exit, ExitReason, Process};
+use mote::{Down, Exit, ExitReason, Process, RegistryError};
 
 const T: Duration = Duration::from_secs(5);
 
@@ -201,7 +201,10 @@ fn a_handler_panic_runs_terminate_and_fails_the_call() {
             r,
             Err(CallError::Exit(ExitReason::Panic("handler boom".into())))
         );
-        assert_eq!(logged(&log), ["init", "terminate panic: handler boom"]);
+        assert_eq!(
+            logged(&log),
+            ["init", r#"terminate {panic,<<"handler boom">>}"#]
+        );
         assert_eq!(s.call(Call::Echo(1), T).await, Err(CallError::NoProc));
     })
     .unwrap();
@@ -270,6 +273,21 @@ fn names_are_registered_before_init_and_refused_when_taken() {
         assert_eq!(again, Err(StartError::AlreadyStarted(s.id())));
         let by_name = ServerRef::<Probe>::named("probe").unwrap();
         assert_eq!(by_name.call(Call::Echo(3), T).await, Ok(3));
+
+        // A name no process can take is refused as such, before anything starts.
+        let (probe3, log) = new_probe();
+        let bad = ServerOptions::new().name("undefined").start(probe3).await;
+        assert_eq!(bad, Err(StartError::Name(RegistryError::ReservedName)));
+        let (probe4, _) = new_probe();
+        let long = ServerOptions::new()
+            .name("n".repeat(300))
+            .start(probe4)
+            .await;
+        assert_eq!(
+            long,
+            Err(StartError::Name(RegistryError::NameTooLong { chars: 300 }))
+        );
+        assert!(logged(&log).is_empty(), "init never ran");
     })
     .unwrap();
 }
@@ -296,7 +314,7 @@ fn a_trapping_server_stops_when_its_parent_exits() {
                 logged(&log)
             );
         }
-        assert_eq!(logged(&log), ["init", "terminate parent gone"]);
+        assert_eq!(logged(&log), ["init", "terminate 'parent gone'"]);
     })
     .unwrap();
 }

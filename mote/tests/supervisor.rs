@@ -13,7 +13,7 @@ use mote::supervisor::{
     ChildKind, ChildSpec, DynamicSupervisor, Restart, Shutdown, Strategy, Supervisor,
     SupervisorError, SupervisorRef,
 };
-use mote::{Down, Exit, ExitReason, Pid, Process, ProcessId, SpawnOptions};
+use mote::{Down, Exit, ExitReason, Pid, Process, ProcessId, SpawnOptions, Term};
 
 /// The longest any single wait may take before the test fails.
 const WAIT: Duration = Duration::from_secs(5);
@@ -214,9 +214,11 @@ fn transient_child_is_restarted_only_after_an_abnormal_exit() {
         assert_ne!(second, first);
         assert_eq!(pid_of(&sup, "t").await, Some(second.id()));
 
-        // `normal` and `shutdown`: not restarted, the spec stays with no pid.
+        // `normal`, `shutdown` and `{shutdown, _}`: not restarted, the spec stays with no
+        // pid (Erlang's rule for transient children: the supervisor design principles).
         let mut current = second;
-        for reason in [ExitReason::Normal, ExitReason::Shutdown] {
+        let with_detail = ExitReason::shutdown_with(Term::atom("maintenance"));
+        for reason in [ExitReason::Normal, ExitReason::Shutdown, with_detail] {
             p.monitor(current.id());
             current.cast(reason.clone());
             assert_eq!(down(&mut p, current.id()).await, reason);
@@ -369,11 +371,19 @@ fn a_failed_start_names_the_child_and_stops_those_started_before() {
             .start_link()
             .await;
         let reason = match outcome {
-            Err(StartError::Init(reason)) => reason.to_string(),
+            Err(StartError::Init(reason)) => reason,
             other => panic!("expected StartError::Init, got {other:?}"),
         };
-        assert!(reason.contains("bad"), "{reason}");
-        assert!(reason.contains("no_db"), "{reason}");
+        // Erlang's shape, from an OTP 25 `erl`: a supervisor whose child `db`'s start
+        // function returns `{error, econnrefused}` makes `supervisor:start_link/2` return
+        // `{error,{shutdown,{failed_to_start_child,db,econnrefused}}}`, and its linked
+        // parent (trapping exits) receives
+        // `{'EXIT',Sup,{shutdown,{failed_to_start_child,db,econnrefused}}}`.
+        assert_eq!(
+            reason.to_string(),
+            "{shutdown,{failed_to_start_child,bad,no_db}}"
+        );
+        assert!(reason.is_shutdown());
         let a = started(&mut p, "a").await;
         let b = started(&mut p, "b").await;
         // Stopped before start_link returned: monitors say so at once or with `noproc`.
@@ -624,13 +634,27 @@ fn child_api_errors() {
             .child(worker("x", t))
             .start_link()
             .await;
-        assert!(matches!(dup, Err(StartError::Init(_))), "{dup:?}");
+        // Erlang (OTP 25 `erl`): `{error,{start_spec,{duplicate_child_name,x}}}`.
+        match dup {
+            Err(StartError::Init(r)) => {
+                assert_eq!(r.to_string(), "{start_spec,{duplicate_child_name,x}}")
+            }
+            other => panic!("expected StartError::Init, got {other:?}"),
+        }
 
-        // A start function that fails: StartFailed, and the spec is not kept.
-        let failing = ChildSpec::new("f", || async { Err(ExitReason::custom("nope")) });
+        // A start function that fails: StartFailed with its reason, and the spec is not
+        // kept. (Erlang's `start_child` returns `{error,{econnrefused,ChildRecord}}` for a
+        // start function returning `{error,econnrefused}`: the same reason, beside
+        // supervisor internals mote does not expose.)
+        let failing = ChildSpec::new("f", || async {
+            let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+            Err(ExitReason::from(refused))
+        });
         assert_eq!(
             sup.start_child(failing).await,
-            Err(SupervisorError::StartFailed(ExitReason::custom("nope")))
+            Err(SupervisorError::StartFailed(ExitReason::custom(
+                "econnrefused"
+            )))
         );
         assert!(ids(&sup).await.is_empty());
 

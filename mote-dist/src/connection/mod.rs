@@ -1,0 +1,301 @@
+//! The connected phase: 4-byte length frames, ticks, and control messages with their
+//! payloads, in pass-through frames (`112, 131 Control, 131 Payload`).
+//!
+//! This layer negotiates neither the atom cache nor fragments: once either is
+//! negotiated, OTP requires a distribution header on every message and refuses
+//! pass-through frames, so both come together or not at all (see
+//! `docs/distribution.md`). Without fragments a large message travels as one frame.
+//!
+//! [`start`] splits a handshaken stream into a [`DistSender`] (cloneable; a writer task
+//! batches frames and sends a tick whenever nothing else went out for a quarter of the
+//! tick time) and a [`DistReceiver`] (skips ticks, and reports a peer silent for the
+//! whole tick time). Every malformed frame
+//! or term is a [`ConnectionError`]: the caller logs it and drops the receiver, which
+//! closes the connection.
+//!
+//! ```no_run
+//! use mote_dist::connection::{self, ConnectionOptions, ControlMessage, FrameBuilder};
+//! use mote_dist::handshake::{accept, Cookie, HandshakeOptions, LocalNode};
+//!
+//! # async fn demo(stream: tokio::net::TcpStream) -> Result<(), Box<dyn std::error::Error>> {
+//! let me = LocalNode::new("mote@127.0.0.1".parse()?, Cookie::new("secret"), 1);
+//! let (stream, peer) = accept(stream, &me, &HandshakeOptions::default()).await?;
+//! let (sender, mut receiver) = connection::start(stream, peer, ConnectionOptions::default());
+//! while let Ok(msg) = receiver.recv().await {
+//!     if let ControlMessage::SendSender { from, .. } = &msg.control {
+//!         let echo = FrameBuilder::new(&ControlMessage::Send { to: from.clone() })?
+//!             .payload_encoded(msg.payload.as_deref().unwrap_or_default())
+//!             .finish()?;
+//!         sender.send(echo).await?;
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+mod control;
+mod gen_call;
+mod message;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+pub use control::{ControlMessage, ProcessRef};
+pub use gen_call::GenCall;
+pub use message::{DistMessage, FrameBuilder};
+
+use crate::etf::{DecodeError, DecodeLimits};
+use crate::handshake::PeerNode;
+
+/// Options of the connected phase.
+///
+/// ```
+/// use std::time::Duration;
+/// use mote_dist::connection::ConnectionOptions;
+///
+/// let fast = ConnectionOptions { tick_time: Duration::from_secs(4), ..Default::default() };
+/// assert_eq!(ConnectionOptions::default().tick_time, Duration::from_secs(60));
+/// # let _ = fast;
+/// ```
+#[derive(Debug, Clone)]
+pub struct ConnectionOptions {
+    /// Erlang's `net_ticktime` (default 60 s): a tick goes out after a quarter of it
+    /// without other traffic, and a peer silent for all of it is declared down.
+    pub tick_time: Duration,
+    /// Limits on each received term; a frame may be at most `max_size` bytes.
+    pub limits: DecodeLimits,
+    /// Frames that may wait for the writer before `send` waits (default 1024).
+    pub queue: usize,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            tick_time: Duration::from_secs(60),
+            limits: DecodeLimits::default(),
+            queue: 1024,
+        }
+    }
+}
+
+/// Why a connection failed. Each one ends that connection only.
+///
+/// ```
+/// use mote_dist::connection::{ConnectionError, DistMessage};
+/// use mote_dist::etf::DecodeLimits;
+///
+/// // A frame that is neither pass-through nor a negotiated header.
+/// let err = DistMessage::parse(bytes::Bytes::from_static(&[1, 2, 3]), &DecodeLimits::default()).unwrap_err();
+/// assert!(matches!(err, ConnectionError::Protocol(_)));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The socket failed or the peer closed it.
+    #[error("connection I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// A malformed, truncated or oversized term.
+    #[error("bad term from peer: {0}")]
+    Decode(#[from] DecodeError),
+    /// A frame longer than the limit.
+    #[error("frame of {len} bytes exceeds the limit of {limit}")]
+    FrameTooLarge {
+        /// The announced length.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Nothing, not even a tick, arrived for the whole tick time.
+    #[error("peer silent for {0:?}: connection considered down")]
+    PeerSilent(Duration),
+    /// A frame that breaks the protocol (a header that was not negotiated).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The connection is closed (its writer stopped).
+    #[error("connection closed")]
+    Closed,
+}
+
+/// Starts the connected phase on a handshaken stream: returns the sending and receiving
+/// halves. Must be called within a tokio runtime (the writer is a task).
+///
+/// Two nodes over an in-memory stream:
+///
+/// ```
+/// use mote_dist::connection::{self, ControlMessage, FrameBuilder};
+/// use mote_dist::handshake::{accept, connect, Cookie, HandshakeOptions, LocalNode};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let a = LocalNode::new("a@h".parse().unwrap(), Cookie::new("c"), 1);
+/// let b = LocalNode::new("b@h".parse().unwrap(), Cookie::new("c"), 2);
+/// let (sa, sb) = tokio::io::duplex(1 << 16);
+/// let opts = HandshakeOptions::default();
+/// let (ra, rb) = tokio::join!(connect(sa, &a, &b.name, &opts), accept(sb, &b, &opts));
+/// let ((sa, b_info), (sb, a_info)) = (ra.unwrap(), rb.unwrap());
+/// let (to_b, _from_b) = connection::start(sa, b_info, Default::default());
+/// let (_to_a, mut from_a) = connection::start(sb, a_info, Default::default());
+///
+/// let pid = mote_dist::etf::ErlPid { node: b.name.atom().clone(), id: 7, serial: 0, creation: 2 };
+/// let frame = FrameBuilder::new(&ControlMessage::Send { to: pid.clone() }).unwrap()
+///     .payload(&("hello", 42u32), &Default::default()).unwrap()
+///     .finish().unwrap();
+/// to_b.send(frame).await.unwrap();
+/// let msg = from_a.recv().await.unwrap();
+/// assert_eq!(msg.control, ControlMessage::Send { to: pid });
+/// assert_eq!(msg.decode_payload::<(String, u32)>(&Default::default()).unwrap(), ("hello".into(), 42));
+/// # }
+/// ```
+pub fn start<S>(stream: S, peer: PeerNode, opts: ConnectionOptions) -> (DistSender, DistReceiver<S>)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    let (tx, rx) = mpsc::channel(opts.queue.max(1));
+    let writer = tokio::spawn(write_loop(write, rx, opts.tick_time / 4));
+    let peer = Arc::new(peer);
+    let sender = DistSender {
+        tx,
+        peer: peer.clone(),
+    };
+    let receiver = DistReceiver {
+        reader: BufReader::with_capacity(64 * 1024, read),
+        peer,
+        opts,
+        writer: AbortOnDrop(writer),
+    };
+    (sender, receiver)
+}
+
+/// The sending half of a connection: frames go to the connection's writer task in order.
+/// Cloning gives another handle to the same connection. See [`start`] for an example.
+#[derive(Debug, Clone)]
+pub struct DistSender {
+    tx: mpsc::Sender<Bytes>,
+    peer: Arc<PeerNode>,
+}
+
+impl DistSender {
+    /// Queues a frame built with [`FrameBuilder`]; waits while the queue is full.
+    pub async fn send(&self, frame: Bytes) -> Result<(), ConnectionError> {
+        self.tx
+            .send(frame)
+            .await
+            .map_err(|_| ConnectionError::Closed)
+    }
+
+    /// The peer.
+    pub fn peer(&self) -> &PeerNode {
+        &self.peer
+    }
+
+    /// Whether the connection's writer has stopped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+/// The receiving half of a connection. Dropping it closes the connection. See [`start`]
+/// for an example.
+#[derive(Debug)]
+pub struct DistReceiver<S> {
+    reader: BufReader<tokio::io::ReadHalf<S>>,
+    peer: Arc<PeerNode>,
+    opts: ConnectionOptions,
+    writer: AbortOnDrop,
+}
+
+impl<S: AsyncRead + AsyncWrite> DistReceiver<S> {
+    /// The next message. Ticks are consumed here; an error means the connection is
+    /// unusable and should be dropped.
+    pub async fn recv(&mut self) -> Result<DistMessage, ConnectionError> {
+        loop {
+            let frame = tokio::time::timeout(self.opts.tick_time, self.read_frame())
+                .await
+                .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??;
+            let Some(frame) = frame else { continue };
+            return DistMessage::parse(frame, &self.opts.limits);
+        }
+    }
+
+    /// Reads one frame: `None` for a tick.
+    async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
+        let len = self.reader.read_u32().await? as usize;
+        if len == 0 {
+            return Ok(None);
+        }
+        // Room for the header bytes around a term of the largest size allowed.
+        let limit = self.opts.limits.max_size + 64;
+        if len > limit {
+            return Err(ConnectionError::FrameTooLarge { len, limit });
+        }
+        let mut buf = BytesMut::zeroed(len);
+        self.reader.read_exact(&mut buf).await?;
+        Ok(Some(buf.freeze()))
+    }
+
+    /// The peer.
+    pub fn peer(&self) -> &PeerNode {
+        &self.peer
+    }
+
+    /// Whether the writer task has stopped (the peer's socket failed for writing).
+    pub fn writer_stopped(&self) -> bool {
+        self.writer.0.is_finished()
+    }
+}
+
+/// Stops the writer (and so closes the socket) when the receiver goes.
+#[derive(Debug)]
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The writer task: writes queued frames, batching what is queued into one flush, and a
+/// tick whenever a tick interval passed with nothing written.
+async fn write_loop<W: AsyncWrite + Unpin>(
+    write: W,
+    mut rx: mpsc::Receiver<Bytes>,
+    tick_every: Duration,
+) {
+    let mut w = BufWriter::with_capacity(64 * 1024, write);
+    let mut ticker = tokio::time::interval(tick_every.max(Duration::from_millis(1)));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+    let mut wrote = false;
+    let result: Result<(), std::io::Error> = async {
+        loop {
+            tokio::select! {
+                frame = rx.recv() => {
+                    let Some(frame) = frame else { break };
+                    w.write_all(&frame).await?;
+                    while let Ok(frame) = rx.try_recv() {
+                        w.write_all(&frame).await?;
+                    }
+                    w.flush().await?;
+                    wrote = true;
+                }
+                _ = ticker.tick() => {
+                    if !wrote {
+                        w.write_all(&[0, 0, 0, 0]).await?;
+                        w.flush().await?;
+                    }
+                    wrote = false;
+                }
+            }
+        }
+        w.shutdown().await
+    }
+    .await;
+    if let Err(e) = result {
+        tracing::debug!("connection writer stopped: {e}");
+    }
+}

@@ -1,0 +1,378 @@
+//! [`ServerRef`]: a server's address, and the call, cast and stop protocols.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::reply::{NoReply, ReplyTo};
+use super::run::{Envelope, Msg};
+use super::Server;
+use crate::process::registry::RegistryError;
+use crate::rt::completion::{Completion, ExitWatch};
+use crate::values::exit::ExitReason;
+use crate::values::pid::{Pid, ProcessId};
+
+/// The address of a server whose callbacks are `S`: call, cast, send info, stop. `Copy`,
+/// like a [`Pid`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::{self, CallError, Context, Next, ReplyTo, Server, ServerOptions, ServerRef};
+///
+/// struct Echo;
+/// impl Server for Echo {
+///     type Call = String;
+///     type Reply = String;
+///     type Cast = ();
+///     type Info = ();
+///     async fn handle_call(&mut self, s: String, from: ReplyTo<String>, _: &mut Context<Self>) -> Next {
+///         from.reply(s);
+///         Next::Continue
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     ServerOptions::new().name("echo").start(Echo).await.unwrap();
+///     let echo = ServerRef::<Echo>::named("echo").unwrap();
+///     let t = Duration::from_secs(1);
+///     assert_eq!(echo.call("hi".to_string(), t).await.as_deref(), Ok("hi"));
+///     echo.stop(mote::ExitReason::Normal, t).await.unwrap();
+///     assert_eq!(echo.call("hi".to_string(), t).await, Err(CallError::NoProc));
+/// })
+/// .unwrap();
+/// ```
+pub struct ServerRef<S: Server> {
+    pid: Pid<Envelope<S>>,
+    _server: PhantomData<fn() -> S>,
+}
+
+/// Why a [`ServerRef::call`] returned no reply (Erlang's `{Reason, {gen_server, call, ...}}`
+/// exits, as values).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The server was not alive when called (Erlang's `noproc`, case P27).
+    #[error("noproc: the server is not alive")]
+    NoProc,
+    /// No reply within the timeout; a reply that comes later is dropped (case P28).
+    #[error("timeout: the server did not reply in time")]
+    Timeout,
+    /// The server ended during the call, with this reason (case P29; `normal` too).
+    #[error("the server exited during the call: {0}")]
+    Exit(ExitReason),
+    /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition).
+    #[error("the server dropped the call without replying")]
+    NoReply,
+    /// A server called itself, which could only time out (Erlang's `calling_self`).
+    #[error("calling_self: a server cannot call itself")]
+    CallingSelf,
+}
+
+/// Why a [`ServerRef::stop`] did not end as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StopError {
+    /// The server was not alive.
+    #[error("noproc: the server is not alive")]
+    NoProc,
+    /// It did not end within the timeout (it is still running).
+    #[error("timeout: the server did not stop in time")]
+    Timeout,
+    /// It ended with another reason (its `terminate` panicked, say).
+    #[error("the server exited with {0}, not the reason asked for")]
+    Exit(ExitReason),
+}
+
+impl<S: Server> ServerRef<S> {
+    pub(crate) fn from_pid(pid: Pid<Envelope<S>>) -> Self {
+        ServerRef {
+            pid,
+            _server: PhantomData,
+        }
+    }
+
+    /// The server registered as `name`, if it is a server of type `S`.
+    pub fn named(name: &str) -> Result<Self, RegistryError> {
+        crate::process::registry::lookup::<Envelope<S>>(name).map(Self::from_pid)
+    }
+
+    /// The server's process id.
+    pub fn id(&self) -> ProcessId {
+        self.pid.id()
+    }
+
+    /// The server's process as a [`Pid`] of its [`Envelope`]s (for timers, the registry).
+    pub fn pid(&self) -> Pid<Envelope<S>> {
+        self.pid
+    }
+
+    /// Sends a request and waits up to `timeout` for the reply (Erlang's
+    /// `gen_server:call/3`). [`Duration::MAX`] waits forever, as `infinity` does.
+    ///
+    /// Callable from anywhere: any process (whatever its message type), a tokio task, plain
+    /// async code. Errors are explained at [`CallError`]. The request is sent when `call`
+    /// is called; the returned future only waits (and borrows nothing).
+    pub fn call(
+        &self,
+        request: S::Call,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
+        let sent = self.send_call(request);
+        async move {
+            let (slot, watch) = sent?;
+            let mut waiting = Waiting(Some(slot));
+            let outcome = match crate::rt::timeout_wheel::timeout(timeout, &mut waiting).await {
+                Ok(outcome) => outcome,
+                // A reply that raced the timer is still a reply.
+                Err(_) => waiting.close().ok_or(CallError::Timeout)?,
+            };
+            drop(watch);
+            match outcome {
+                Ok(Ok(reply)) => Ok(reply),
+                Ok(Err(NoReply)) => Err(CallError::NoReply),
+                Err(reason) => Err(CallError::Exit(reason)),
+            }
+        }
+    }
+
+    /// The synchronous half of a call: watch the server, then send the request with its
+    /// reply slot.
+    #[allow(clippy::type_complexity)]
+    fn send_call(
+        &self,
+        request: S::Call,
+    ) -> Result<(Arc<Completion<Result<S::Reply, NoReply>>>, ExitWatch), CallError> {
+        if crate::self_id() == Some(self.pid.id()) {
+            return Err(CallError::CallingSelf);
+        }
+        let slot = Completion::new();
+        // Watch first: an exit from now on fails the slot, so the wait cannot miss it.
+        let watch = ExitWatch::new(self.pid.id(), &slot);
+        if !watch.is_active() {
+            return Err(CallError::NoProc);
+        }
+        self.pid.send(Envelope(Msg::Call(
+            request,
+            ReplyTo {
+                slot: Some(Arc::clone(&slot)),
+                caller: crate::self_id(),
+            },
+        )));
+        Ok((slot, watch))
+    }
+
+    /// Sends a request without waiting (Erlang's `gen_server:cast/2`): silently dropped if
+    /// the server is not alive.
+    pub fn cast(&self, message: S::Cast) {
+        self.pid.send(Envelope(Msg::Cast(message)));
+    }
+
+    /// Sends an info message, handled by [`Server::handle_info`].
+    pub fn info(&self, message: S::Info) {
+        self.pid.send(Envelope::info(message));
+    }
+
+    /// Asks the server to stop with `reason` and waits up to `timeout` until it has ended
+    /// (Erlang's `gen_server:stop/3`): [`Server::terminate`] runs first.
+    pub async fn stop(&self, reason: ExitReason, timeout: Duration) -> Result<(), StopError> {
+        let slot = Completion::<()>::new();
+        let watch = ExitWatch::new(self.pid.id(), &slot);
+        if !watch.is_active() {
+            return Err(StopError::NoProc);
+        }
+        self.pid.send(Envelope(Msg::Stop(reason.clone())));
+        let ended = crate::rt::timeout_wheel::timeout(timeout, slot.wait())
+            .await
+            .map_err(|_| StopError::Timeout)?;
+        match ended {
+            Err(r) if r == reason => Ok(()),
+            Err(ExitReason::NoProc) => Err(StopError::NoProc),
+            Err(other) => Err(StopError::Exit(other)),
+            Ok(()) => unreachable!("only the server's exit fills this slot"),
+        }
+    }
+}
+
+/// Waits for a call's reply; closes the slot if dropped before it came (the caller was
+/// killed, a `select!` dropped the call), so a late reply is discarded and
+/// `ReplyTo::is_waiting` turns false.
+struct Waiting<T>(Option<Arc<Completion<T>>>);
+
+impl<T> Waiting<T> {
+    /// Gives up: returns an outcome that arrived before, if any.
+    fn close(&mut self) -> Option<Result<T, ExitReason>> {
+        self.0.take().and_then(|slot| slot.close())
+    }
+}
+
+impl<T> Future for Waiting<T> {
+    type Output = Result<T, ExitReason>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let slot = self.0.as_ref().expect("polled after it ended");
+        let outcome = std::task::ready!(slot.poll_take(cx));
+        self.0 = None;
+        Poll::Ready(outcome)
+    }
+}
+
+impl<T> Drop for Waiting<T> {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+impl<S: Server> Clone for ServerRef<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Server> Copy for ServerRef<S> {}
+
+impl<S: Server> PartialEq for ServerRef<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.pid == other.pid
+    }
+}
+
+impl<S: Server> Eq for ServerRef<S> {}
+
+impl<S: Server> std::fmt::Debug for ServerRef<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ServerRef({})", self.pid.id())
+    }
+}
+
+impl<S: Server> From<ServerRef<S>> for ProcessId {
+    fn from(server: ServerRef<S>) -> ProcessId {
+        server.pid.id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::otp::server::{Context, Next};
+
+    struct Echo;
+
+    impl Server for Echo {
+        type Call = u64;
+        type Reply = u64;
+        type Cast = ();
+        type Info = ();
+
+        async fn handle_call(
+            &mut self,
+            ms: u64,
+            from: ReplyTo<u64>,
+            _: &mut Context<Self>,
+        ) -> Next {
+            crate::sleep(Duration::from_millis(ms)).await;
+            from.reply(ms);
+            Next::Continue
+        }
+    }
+
+    /// Holds every call until asked to answer them all, in an order unlike the callers'.
+    #[derive(Default)]
+    struct Hold(Vec<(u64, ReplyTo<u64>)>);
+
+    /// The call that makes [`Hold`] answer.
+    const ANSWER: u64 = u64::MAX;
+    /// The call that asks [`Hold`] how many calls it holds.
+    const HELD: u64 = u64::MAX - 1;
+
+    impl Server for Hold {
+        type Call = u64;
+        type Reply = u64;
+        type Cast = ();
+        type Info = ();
+
+        async fn handle_call(&mut self, n: u64, from: ReplyTo<u64>, _: &mut Context<Self>) -> Next {
+            if n == HELD {
+                from.reply(self.0.len() as u64);
+                return Next::Continue;
+            }
+            if n != ANSWER {
+                self.0.push((n, from));
+                return Next::Continue;
+            }
+            let held = std::mem::take(&mut self.0);
+            from.reply(held.len() as u64);
+            // Odd positions from the back, then even ones from the front: the watches
+            // leave from both ends and the middle.
+            let (odd, even): (Vec<_>, Vec<_>) =
+                held.into_iter().enumerate().partition(|(i, _)| i % 2 == 1);
+            for (_, (n, from)) in odd.into_iter().rev().chain(even) {
+                from.reply(n * 2);
+            }
+            Next::Continue
+        }
+    }
+
+    fn watchers(id: ProcessId) -> usize {
+        crate::rt::signals::peek_live(id, |_, s| s.as_ref().map_or(0, |s| s.watchers.len()))
+            .expect("the server is alive")
+    }
+
+    #[test]
+    fn calls_leave_no_watch_behind() {
+        crate::run(|_p: crate::Process<()>| async move {
+            let s = crate::otp::server::start(Echo).await.unwrap();
+            for _ in 0..100 {
+                assert_eq!(s.call(0, Duration::from_secs(5)).await, Ok(0));
+            }
+            assert_eq!(
+                s.call(50, Duration::from_millis(1)).await,
+                Err(CallError::Timeout)
+            );
+            assert_eq!(watchers(s.id()), 0);
+            // A caller killed mid-call removes its watch too.
+            let caller = crate::spawn(move |_c: crate::Process<()>| async move {
+                let _ = s.call(10_000, Duration::MAX).await;
+            });
+            while watchers(s.id()) == 0 {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            crate::exit(caller, ExitReason::Kill);
+            while crate::is_alive(caller) {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            assert_eq!(watchers(s.id()), 0);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn many_callers_answered_out_of_order_each_get_their_reply_and_leave_no_watch() {
+        const CALLERS: u64 = 1_000;
+        crate::run(|mut p: crate::Process<Result<u64, CallError>>| async move {
+            let s = crate::otp::server::start(Hold::default()).await.unwrap();
+            let me = p.pid();
+            for n in 0..CALLERS {
+                crate::spawn(move |_c: crate::Process<()>| async move {
+                    let r = s.call(n, Duration::MAX).await.map(|twice| twice - n);
+                    me.send(r);
+                });
+            }
+            // A caller watches the server before it sends: count what the server holds.
+            while s.call(HELD, Duration::MAX).await != Ok(CALLERS) {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            assert_eq!(watchers(s.id()), CALLERS as usize);
+            assert_eq!(s.call(ANSWER, Duration::MAX).await, Ok(CALLERS));
+            let mut got = Vec::new();
+            for _ in 0..CALLERS {
+                got.push(p.recv().await.expect("every call is answered"));
+            }
+            got.sort_unstable();
+            // Each caller got twice its own request back.
+            assert_eq!(got, (0..CALLERS).collect::<Vec<_>>());
+            assert_eq!(watchers(s.id()), 0);
+        })
+        .unwrap();
+    }
+}

@@ -1,0 +1,140 @@
+//! The server process: its mailbox type and its receive loop.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::task::Poll;
+
+use super::reply::{NoReply, ReplyTo};
+use super::{Context, Next, Server};
+use crate::values::exit::{Down, Exit, ExitReason};
+
+/// A message in a server's mailbox: a call, a cast, an info message, a system message.
+///
+/// Its contents are private; make one with [`Envelope::info`] to send an info message
+/// through plain [`Pid`](crate::Pid) APIs (timers, the registry). `Exit` and `Down`
+/// convert into it, so a server's process can trap exits and monitor.
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::{self, Context, Envelope, Next, Server};
+///
+/// struct Logger(Vec<String>);
+/// impl Server for Logger {
+///     type Call = ();
+///     type Reply = Vec<String>;
+///     type Cast = ();
+///     type Info = String;
+///     async fn handle_call(&mut self, _: (), from: server::ReplyTo<Vec<String>>, _: &mut Context<Self>) -> Next {
+///         from.reply(self.0.clone());
+///         Next::Continue
+///     }
+///     async fn handle_info(&mut self, line: String, _: &mut Context<Self>) -> Next {
+///         self.0.push(line);
+///         Next::Continue
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let logger = server::start(Logger(Vec::new())).await.unwrap();
+///     mote::send_after(logger.pid(), Envelope::info("later".to_string()), Duration::from_millis(1));
+///     mote::sleep(Duration::from_millis(20)).await;
+///     assert_eq!(logger.call((), Duration::from_secs(1)).await.unwrap(), ["later"]);
+/// })
+/// .unwrap();
+/// ```
+pub struct Envelope<S: Server>(pub(super) Msg<S>);
+
+pub(super) enum Msg<S: Server> {
+    Call(S::Call, ReplyTo<S::Reply>),
+    Cast(S::Cast),
+    Info(S::Info),
+    Exit(Exit),
+    /// Boxed: the largest variant otherwise, and rare, while every call's envelope would
+    /// pay for its size.
+    Down(Box<Down>),
+    Stop(ExitReason),
+}
+
+impl<S: Server> Envelope<S> {
+    /// An info message for the server's [`Server::handle_info`].
+    pub fn info(message: S::Info) -> Self {
+        Envelope(Msg::Info(message))
+    }
+}
+
+impl<S: Server> From<Exit> for Envelope<S> {
+    fn from(exit: Exit) -> Self {
+        Envelope(Msg::Exit(exit))
+    }
+}
+
+impl<S: Server> From<Down> for Envelope<S> {
+    fn from(down: Down) -> Self {
+        Envelope(Msg::Down(Box::new(down)))
+    }
+}
+
+impl<S: Server> std::fmt::Debug for Envelope<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.0 {
+            Msg::Call(..) => "Call",
+            Msg::Cast(_) => "Cast",
+            Msg::Info(_) => "Info",
+            Msg::Exit(_) => "Exit",
+            Msg::Down(_) => "Down",
+            Msg::Stop(_) => "Stop",
+        };
+        write!(f, "Envelope::{kind}")
+    }
+}
+
+/// Serves messages until a callback stops the server; returns the exit reason.
+///
+/// A panic (or [`Process::exit`](crate::Process::exit)) in a callback is caught so that
+/// [`Server::terminate`] runs, as `gen_server` does; the process then ends with the panic's
+/// reason.
+pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>) -> ExitReason {
+    loop {
+        let Envelope(msg) = ctx.process.recv().await;
+        let handled = match msg {
+            Msg::Call(request, from) => {
+                let slot = from.slot.clone();
+                let next = catching(server.handle_call(request, from, &mut ctx)).await;
+                if let (Ok(Next::Continue), Some(slot)) = (&next, slot) {
+                    // Dropped without a reply, and no exit will explain it: say so now.
+                    if slot.is_abandoned() {
+                        let _ = slot.complete(Err(NoReply));
+                    }
+                }
+                next
+            }
+            Msg::Cast(message) => catching(server.handle_cast(message, &mut ctx)).await,
+            Msg::Info(message) => catching(server.handle_info(message, &mut ctx)).await,
+            Msg::Exit(exit) => catching(server.handle_exit(exit, &mut ctx)).await,
+            Msg::Down(down) => catching(server.handle_down(*down, &mut ctx)).await,
+            Msg::Stop(reason) => Ok(Next::Stop(reason)),
+        };
+        let reason = match handled {
+            Ok(Next::Continue) => continue,
+            Ok(Next::Stop(reason)) => reason,
+            Err(reason) => reason,
+        };
+        // A panic in `terminate` ends the process with that panic's reason instead.
+        let _ = catching(server.terminate(&reason, &mut ctx)).await;
+        return reason;
+    }
+}
+
+/// Polls `future`, turning a panic (or `Process::exit`) into the reason it ends the
+/// process with.
+async fn catching<F: Future>(future: F) -> Result<F::Output, ExitReason> {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(move |cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(crate::rt::runner::reason_of(payload))),
+        }
+    })
+    .await
+}

@@ -1,0 +1,185 @@
+//! Starting a server: [`start`], [`start_link`] and [`ServerOptions`].
+
+use std::sync::Arc;
+
+use super::run::{serve, Envelope};
+use super::{Context, Server, ServerRef};
+use crate::process::handle::Process;
+use crate::process::registry::RegistryError;
+use crate::process::spawn::{SpawnError, SpawnOptions};
+use crate::rt::completion::{Completion, ExitWatch};
+use crate::values::exit::ExitReason;
+use crate::values::pid::ProcessId;
+
+/// Why a server did not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// [`Server::init`] failed (or panicked) with this reason; the process has ended.
+    #[error("the server's init failed: {0}")]
+    Init(ExitReason),
+    /// The name asked for belongs to another live process (Erlang's `already_started`).
+    #[error("the name is already registered to {0}")]
+    AlreadyStarted(ProcessId),
+    /// The name asked for cannot be registered ([`RegistryError::NameTooLong`],
+    /// [`RegistryError::ReservedName`]); nothing was started.
+    #[error(transparent)]
+    Name(RegistryError),
+    /// The process could not be spawned: a full process table, or a linked start outside a
+    /// process.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
+
+/// Options for starting a server: a registered name, a link to the caller, a bounded
+/// mailbox.
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::{Context, Next, ReplyTo, Server, ServerOptions, ServerRef, StartError};
+///
+/// struct Config;
+/// impl Server for Config {
+///     type Call = ();
+///     type Reply = &'static str;
+///     type Cast = ();
+///     type Info = ();
+///     async fn handle_call(&mut self, _: (), from: ReplyTo<&'static str>, _: &mut Context<Self>) -> Next {
+///         from.reply("debug");
+///         Next::Continue
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let config = ServerOptions::new().name("config").linked().start(Config).await.unwrap();
+///     let again = ServerOptions::new().name("config").start(Config).await;
+///     assert_eq!(again, Err(StartError::AlreadyStarted(config.id())));
+///     let by_name = ServerRef::<Config>::named("config").unwrap();
+///     assert_eq!(by_name.call((), Duration::from_secs(1)).await, Ok("debug"));
+/// })
+/// .unwrap();
+/// ```
+#[derive(Debug, Default)]
+pub struct ServerOptions {
+    name: Option<String>,
+    linked: bool,
+    bound: Option<usize>,
+}
+
+/// Starts an unlinked server and waits until its [`Server::init`] has run (Erlang's
+/// `gen_server:start/3`).
+///
+/// See the [module docs](super) for an example.
+pub async fn start<S: Server>(server: S) -> Result<ServerRef<S>, StartError> {
+    ServerOptions::new().start(server).await
+}
+
+/// Starts a server linked to the calling process (Erlang's `gen_server:start_link/3`); the
+/// caller becomes its parent (see [`Context::parent`]).
+///
+/// ```
+/// use mote::server::{self, Server, StartError};
+/// struct Idle;
+/// impl Server for Idle { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let idle = server::start_link(Idle).await.unwrap();
+///     assert!(mote::is_alive(idle.id()));
+/// })
+/// .unwrap();
+/// ```
+pub async fn start_link<S: Server>(server: S) -> Result<ServerRef<S>, StartError> {
+    ServerOptions::new().linked().start(server).await
+}
+
+impl ServerOptions {
+    /// Default options: unlinked, unnamed, unbounded mailbox.
+    pub fn new() -> Self {
+        ServerOptions::default()
+    }
+
+    /// Registers the server under `name` before its `init` runs; released when it ends.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Links the server to the calling process, which becomes its parent.
+    pub fn linked(mut self) -> Self {
+        self.linked = true;
+        self
+    }
+
+    /// Bounds the server's mailbox (see [`SpawnOptions::mailbox_bound`]); calls and casts
+    /// are never refused by the bound, only [`Pid::send_async`](crate::Pid::send_async) and
+    /// [`Pid::try_send`](crate::Pid::try_send) of its [`Envelope`]s wait or fail.
+    pub fn mailbox_bound(mut self, capacity: usize) -> Self {
+        self.bound = Some(capacity);
+        self
+    }
+
+    /// Spawns the server and waits until its `init` has run.
+    ///
+    /// If `init` fails, the server unlinks from its parent before it ends, so the starter
+    /// gets [`StartError::Init`] and no exit signal (as OTP 26's `init` returning
+    /// `{error, Reason}`; with `{stop, Reason}` Erlang also sends the exit signal).
+    pub async fn start<S: Server>(self, server: S) -> Result<ServerRef<S>, StartError> {
+        if let Some(name) = &self.name {
+            crate::process::registry::name_atom(name).map_err(StartError::Name)?;
+        }
+        let parent = if self.linked {
+            Some(crate::self_id().ok_or(SpawnError::NotInProcess)?)
+        } else {
+            None
+        };
+        let mut spawn = SpawnOptions::new();
+        if let Some(parent) = parent {
+            spawn = spawn.link(parent);
+        }
+        if let Some(bound) = self.bound {
+            spawn = spawn.mailbox_bound(bound);
+        }
+        let started: Arc<Completion<Result<(), StartError>>> = Completion::new();
+        let r = crate::rt::signals::new_ref();
+        let ready = Arc::clone(&started);
+        let name = self.name;
+        let pid = spawn.watched_by(r, started.clone()).try_spawn(
+            move |process: Process<Envelope<S>>| async move {
+                let mut server = server;
+                let mut ctx = Context { process, parent };
+                let failed = |ctx: &Context<S>, error: StartError| {
+                    if let Some(parent) = parent {
+                        ctx.process.unlink(parent);
+                    }
+                    let _ = ready.complete(Err(error));
+                };
+                if let Some(name) = name {
+                    if let Err(e) = crate::process::registry::register(&name, ctx.process.pid()) {
+                        let owner = match e {
+                            crate::RegistryError::NameTaken { owner, .. } => owner,
+                            _ => ProcessId::NONE,
+                        };
+                        failed(&ctx, StartError::AlreadyStarted(owner));
+                        return ExitReason::Normal;
+                    }
+                }
+                match server.init(&mut ctx).await {
+                    Ok(()) => {
+                        let _ = ready.complete(Ok(()));
+                        drop(ready);
+                        serve(server, ctx).await
+                    }
+                    Err(reason) => {
+                        failed(&ctx, StartError::Init(reason.clone()));
+                        reason
+                    }
+                }
+            },
+        )?;
+        let _watch = ExitWatch::spawned(pid.id(), r);
+        match started.wait().await {
+            Ok(Ok(())) => Ok(ServerRef::from_pid(pid)),
+            Ok(Err(e)) => Err(e),
+            Err(reason) => Err(StartError::Init(reason)),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! [`ChildSpec`]: how a supervisor starts, restarts and stops one child.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::otp::server::{self, Server, StartError};
+use crate::process::spawn::SpawnError;
+use crate::values::exit::ExitReason;
+use crate::values::pid::ProcessId;
+use crate::values::term::Term;
+
+/// When a child is restarted after it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Restart {
+    /// Always.
+    Permanent,
+    /// Only after an abnormal end: not after `normal`, `shutdown` or `{shutdown, _}`
+    /// ([`ExitReason::shutdown_with`]).
+    Transient,
+    /// Never; its spec is removed when it ends.
+    Temporary,
+}
+
+/// How a child is stopped by its supervisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shutdown {
+    /// An untrappable kill at once.
+    BrutalKill,
+    /// An exit signal `shutdown`, then a kill if it has not ended after this long.
+    Timeout(Duration),
+    /// An exit signal `shutdown`, and wait as long as it takes (the default for
+    /// supervisors, so a subtree can stop in order).
+    Infinity,
+}
+
+/// Whether a child is a worker or a supervisor itself (a subtree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChildKind {
+    /// A worker process.
+    Worker,
+    /// A supervisor.
+    Supervisor,
+}
+
+/// What a child's start function returns: the started process, linked to the caller.
+pub type StartFuture = Pin<Box<dyn Future<Output = Result<ProcessId, ExitReason>> + Send>>;
+
+type StartFn = Arc<dyn Fn() -> StartFuture + Send + Sync>;
+
+/// How to start, restart and stop one child (Erlang's child specification).
+///
+/// The start function runs inside the supervisor's process and must start the child
+/// *linked to its caller* (the supervisor): [`server::start_link`],
+/// [`SpawnOptions::linked`](crate::SpawnOptions::linked), [`Supervisor::start_link`](super::Supervisor::start_link).
+/// The supervisor also links to whatever pid it returns, so a forgotten link is mended, but
+/// a child that ends before that is seen only as `noproc`.
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::supervisor::{ChildSpec, Restart, Shutdown};
+/// use mote::{Process, SpawnOptions};
+///
+/// let worker = ChildSpec::new("ticker", || async {
+///     let pid = SpawnOptions::new().linked().spawn(|mut p: Process<()>| async move {
+///         while p.recv().await != () {}
+///     });
+///     Ok(pid.id())
+/// })
+/// .restart(Restart::Transient)
+/// .shutdown(Shutdown::Timeout(Duration::from_millis(500)));
+/// assert_eq!(worker.id(), "ticker");
+/// ```
+#[derive(Clone)]
+pub struct ChildSpec {
+    pub(super) id: Arc<str>,
+    pub(super) start: StartFn,
+    pub(super) restart: Restart,
+    pub(super) shutdown: Shutdown,
+    pub(super) kind: ChildKind,
+}
+
+impl ChildSpec {
+    /// A permanent worker with a 5 s shutdown timeout (Erlang's defaults), started by
+    /// `start`.
+    pub fn new<F, Fut>(id: impl Into<Arc<str>>, start: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ProcessId, ExitReason>> + Send + 'static,
+    {
+        ChildSpec {
+            id: id.into(),
+            start: Arc::new(move || Box::pin(start())),
+            restart: Restart::Permanent,
+            shutdown: Shutdown::Timeout(Duration::from_secs(5)),
+            kind: ChildKind::Worker,
+        }
+    }
+
+    /// A permanent worker that is a [`Server`]: `init` makes a fresh state for each
+    /// (re)start, which is started with [`server::start_link`].
+    ///
+    /// ```
+    /// use mote::server::Server;
+    /// use mote::supervisor::ChildSpec;
+    ///
+    /// #[derive(Default)]
+    /// struct Cache(Vec<u8>);
+    /// impl Server for Cache { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+    ///
+    /// let spec = ChildSpec::server("cache", Cache::default);
+    /// assert_eq!(spec.id(), "cache");
+    /// ```
+    pub fn server<S, F>(id: impl Into<Arc<str>>, init: F) -> Self
+    where
+        S: Server,
+        F: Fn() -> S + Send + Sync + 'static,
+    {
+        let init = Arc::new(init);
+        ChildSpec::new(id, move || {
+            let state = init();
+            async move { Ok(server::start_link(state).await?.id()) }
+        })
+    }
+
+    /// The child's id, unique within its supervisor.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Sets when the child is restarted (default [`Restart::Permanent`]).
+    pub fn restart(mut self, restart: Restart) -> Self {
+        self.restart = restart;
+        self
+    }
+
+    /// Sets how the child is stopped (default `Timeout(5 s)` for workers, `Infinity` for
+    /// supervisors).
+    pub fn shutdown(mut self, shutdown: Shutdown) -> Self {
+        self.shutdown = shutdown;
+        self
+    }
+
+    /// Marks the child as a supervisor; its shutdown becomes [`Shutdown::Infinity`] unless
+    /// set afterwards.
+    pub fn supervisor(mut self) -> Self {
+        self.kind = ChildKind::Supervisor;
+        self.shutdown = Shutdown::Infinity;
+        self
+    }
+}
+
+impl std::fmt::Debug for ChildSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildSpec")
+            .field("id", &self.id)
+            .field("restart", &self.restart)
+            .field("shutdown", &self.shutdown)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<StartError> for ExitReason {
+    /// The reason a failed start reports, as Erlang's: `init`'s own reason,
+    /// `{already_started, Pid}` for a name already taken, `badarg` for a name that cannot
+    /// be registered, `system_limit` for a full process table; `not_in_process` for a
+    /// linked start outside any process.
+    fn from(e: StartError) -> Self {
+        match e {
+            StartError::Init(reason) => reason,
+            StartError::AlreadyStarted(owner) => {
+                ExitReason::from(Term::tuple([Term::atom("already_started"), owner.into()]))
+            }
+            StartError::Name(_) => ExitReason::custom("badarg"),
+            StartError::Spawn(SpawnError::TableFull(_)) => ExitReason::custom("system_limit"),
+            StartError::Spawn(SpawnError::NotInProcess) => ExitReason::custom("not_in_process"),
+        }
+    }
+}

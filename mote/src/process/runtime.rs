@@ -1,0 +1,163 @@
+//! Starting mote: the runtime's configuration ([`Builder`]) and the entry points [`run`] and
+//! [`run_async`].
+//!
+//! Like an Erlang node, there is one mote runtime per OS process. It starts lazily on first
+//! use with defaults (one worker per core and a private tokio runtime for IO and timers), or
+//! explicitly with a [`Builder`] before first use, for example to reuse a tokio runtime the
+//! program already has. The runtime itself (the scheduler's threads and the tokio handle) is
+//! owned by `rt::scheduler::global`; this module only hands it a configuration.
+
+use std::future::Future;
+
+use crate::process::handle::Process;
+use crate::process::spawn::SpawnOptions;
+use crate::rt::scheduler::global;
+use crate::values::exit::ExitReason;
+
+/// Configures the mote runtime before its first use.
+///
+/// ```
+/// // Usually not needed: the runtime starts by itself with these defaults.
+/// let _ = mote::Builder::new().worker_threads(2).install();
+/// let answer = mote::run(|_p: mote::Process<()>| async { 42 }).unwrap();
+/// assert_eq!(answer, 42);
+/// ```
+#[derive(Debug, Default)]
+pub struct Builder {
+    workers: Option<usize>,
+    tokio: Option<tokio::runtime::Handle>,
+}
+
+/// [`Builder::install`] was called after the runtime had already started.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("the mote runtime is already running; configure it before the first spawn")]
+pub struct AlreadyStarted;
+
+impl Builder {
+    /// A builder with the defaults: one worker per available core, a private tokio runtime.
+    pub fn new() -> Self {
+        Builder::default()
+    }
+
+    /// The number of scheduler threads that run processes (at least 1).
+    pub fn worker_threads(mut self, n: usize) -> Self {
+        self.workers = Some(n.max(1));
+        self
+    }
+
+    /// Use this tokio runtime for IO and timers instead of starting one. The runtime must
+    /// outlive every process (mote never shuts down).
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() {
+    ///     mote::Builder::new().tokio_handle(tokio::runtime::Handle::current()).install().unwrap();
+    ///     let n = mote::run_async(|_p: mote::Process<()>| async { 1 + 1 }).await.unwrap();
+    ///     assert_eq!(n, 2);
+    /// }
+    /// ```
+    pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Self {
+        self.tokio = Some(handle);
+        self
+    }
+
+    /// Starts the runtime with this configuration.
+    pub fn install(self) -> Result<(), AlreadyStarted> {
+        let config = global::Config {
+            workers: self.workers,
+            tokio: self.tokio,
+        };
+        if global::install(config) {
+            Ok(())
+        } else {
+            Err(AlreadyStarted)
+        }
+    }
+}
+
+/// The number of scheduler threads.
+///
+/// ```
+/// assert!(mote::worker_threads() >= 1);
+/// ```
+pub fn worker_threads() -> usize {
+    global::worker_threads()
+}
+
+/// Runs `f` as a process and blocks the calling thread until it ends: the usual entry point
+/// of a program. Returns what the process returned, or its exit reason if it ended another
+/// way (a panic, a kill, a linked process's crash).
+///
+/// Do not call it from inside a process (it would block a scheduler thread); use
+/// [`run_async`] from async code.
+///
+/// ```
+/// use mote::{Process, ExitReason};
+/// let sum = mote::run(|mut p: Process<u64>| async move {
+///     let me = p.pid();
+///     for i in 1..=3 { me.send(i) }
+///     p.recv().await + p.recv().await + p.recv().await
+/// });
+/// assert_eq!(sum, Ok(6));
+///
+/// async fn crash() { panic!("boom") }
+/// let crashed = mote::run(|_p: Process<()>| crash());
+/// assert_eq!(crashed, Err::<(), _>(ExitReason::Panic("boom".into())));
+/// ```
+pub fn run<M, F, Fut>(f: F) -> Result<Fut::Output, ExitReason>
+where
+    M: Send + 'static,
+    F: FnOnce(Process<M>) -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    let mut rx = start_root(f);
+    rx.blocking_recv().unwrap_or(Err(ExitReason::NoProc))
+}
+
+/// Runs `f` as a process and waits, asynchronously, until it ends. Works from any async
+/// context, a tokio task or another process.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let n = mote::run_async(|_p: mote::Process<()>| async { 6 * 7 }).await;
+/// assert_eq!(n, Ok(42));
+/// # }
+/// ```
+pub async fn run_async<M, F, Fut>(f: F) -> Result<Fut::Output, ExitReason>
+where
+    M: Send + 'static,
+    F: FnOnce(Process<M>) -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    let mut rx = start_root(f);
+    rx.recv().await.unwrap_or(Err(ExitReason::NoProc))
+}
+
+type Outcome<T> = Result<T, ExitReason>;
+
+fn start_root<M, F, Fut>(f: F) -> tokio::sync::mpsc::UnboundedReceiver<Outcome<Fut::Output>>
+where
+    M: Send + 'static,
+    F: FnOnce(Process<M>) -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let on_exit = tx.clone();
+    SpawnOptions::new()
+        .on_exit(move |reason| {
+            // Only reached first when the body did not finish (the body's `Ok` is queued
+            // before the process exits); the receiver takes the first value.
+            let _ = on_exit.send(Err(reason.clone()));
+        })
+        .spawn(move |p: Process<M>| {
+            let body = f(p);
+            async move {
+                let out = body.await;
+                let _ = tx.send(Ok(out));
+            }
+        });
+    rx
+}

@@ -1,0 +1,129 @@
+//! Sending: [`Pid::send`] and the bounded-mailbox variants.
+
+use crate::rt::current;
+use crate::rt::signals;
+use crate::rt::table::slot::PERMIT_TAG;
+use crate::rt::table::TABLE;
+use crate::values::pid::{Pid, ProcessId};
+
+/// Why [`Pid::try_send`] could not queue a message; the message comes back.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TrySendError<M> {
+    /// The process's bounded mailbox is full.
+    #[error("the mailbox is full")]
+    Full(M),
+    /// The process is not alive.
+    #[error("the process is not alive")]
+    Dead(M),
+}
+
+impl<M: Send + 'static> Pid<M> {
+    /// Sends a message. Never blocks and never fails: sending to a process that has ended
+    /// drops the message silently, as in Erlang. The message is moved, never copied; share
+    /// big immutable data through `Arc`.
+    ///
+    /// Messages from one sender to one receiver arrive in the order they were sent.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// mote::run(|mut p: mote::Process<Arc<Vec<u64>>>| async move {
+    ///     let big = Arc::new((0..1_000_000).collect::<Vec<u64>>());
+    ///     p.pid().send(Arc::clone(&big)); // a pointer moves, not a million numbers
+    ///     assert!(Arc::ptr_eq(&p.recv().await, &big));
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline]
+    pub fn send(&self, message: M) {
+        let _ = self.deliver(message, 0);
+    }
+
+    #[inline]
+    fn deliver(&self, message: M, tag: u64) -> Result<(), M> {
+        let id = self.id();
+        match TABLE.lookup(id) {
+            // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
+            // `spawn` or a type-checked registry lookup), and `send` checks the serial, so a
+            // reused slot of another type is never written to.
+            // `pinned()`: see `Slot::send`.
+            Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) },
+            None => Err(message),
+        }
+    }
+
+    /// Sends without waiting, failing if the process's bounded mailbox is full or the
+    /// process is dead. For an unbounded mailbox it fails only on a dead process.
+    ///
+    /// ```
+    /// use mote::{Process, SpawnOptions, TrySendError};
+    /// mote::run(|_p: Process<()>| async move {
+    ///     let pid = SpawnOptions::new().mailbox_bound(1).spawn(|mut c: Process<u8>| async move {
+    ///         mote::sleep(std::time::Duration::from_millis(50)).await;
+    ///         c.recv().await;
+    ///     });
+    ///     assert_eq!(pid.try_send(1), Ok(()));
+    ///     assert_eq!(pid.try_send(2), Err(TrySendError::Full(2)));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn try_send(&self, message: M) -> Result<(), TrySendError<M>> {
+        let Some(bound) = self.bound() else {
+            return self.deliver(message, 0).map_err(TrySendError::Dead);
+        };
+        match bound.try_acquire() {
+            Ok(permit) => permit.forget(),
+            // Closed: the process ended after `bound` was read.
+            Err(tokio::sync::TryAcquireError::Closed) => return Err(TrySendError::Dead(message)),
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                return Err(TrySendError::Full(message))
+            }
+        }
+        // The tag makes the receive give the permit back; a dead process keeps it (gone).
+        self.deliver(message, PERMIT_TAG)
+            .map_err(TrySendError::Dead)
+    }
+
+    /// Sends, waiting while the process's bounded mailbox is full (backpressure). For an
+    /// unbounded mailbox, or a dead process, it returns at once, like [`send`](Pid::send);
+    /// if the process ends while the sender waits, it returns then, the message dropped.
+    ///
+    /// ```
+    /// mote::run(|mut p: mote::Process<u8>| async move {
+    ///     p.pid().send_async(1).await;
+    ///     assert_eq!(p.recv().await, 1);
+    /// })
+    /// .unwrap();
+    /// ```
+    pub async fn send_async(&self, message: M) {
+        let Some(bound) = self.bound() else {
+            return self.send(message);
+        };
+        let acquired = bound.acquire().await.map(|permit| permit.forget()).is_ok();
+        if acquired {
+            let _ = self.deliver(message, PERMIT_TAG);
+        }
+    }
+
+    fn bound(&self) -> Option<std::sync::Arc<tokio::sync::Semaphore>> {
+        let slot = TABLE.lookup(self.id())?;
+        if !slot.is_bounded() {
+            return None;
+        }
+        signals::peek_live(self.id(), |_, s| s.as_ref()?.bound.clone()).flatten()
+    }
+}
+
+/// Whether the process is alive.
+///
+/// ```
+/// mote::run(|p: mote::Process<()>| async move {
+///     assert!(mote::is_alive(p.pid()));
+/// })
+/// .unwrap();
+/// ```
+pub fn is_alive(pid: impl Into<ProcessId>) -> bool {
+    let id = pid.into();
+    TABLE
+        .lookup(id)
+        .is_some_and(|slot| slot.is_alive(id.serial()))
+}

@@ -1,0 +1,101 @@
+//! The runner of a process: the future the scheduler polls for it (inside its async-task
+//! allocation). It polls the user's future, turns its end (return, panic,
+//! [`Process::exit`](crate::Process::exit), an exit signal) into an exit reason, and runs the
+//! exit protocol.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::rt::current;
+use crate::rt::signals;
+use crate::rt::table::Slot;
+use crate::values::exit::{ExitReason, IntoExitReason};
+
+/// The unwinding payload of [`Process::exit`](crate::Process::exit).
+pub(crate) struct ExitNow(pub(crate) ExitReason);
+
+/// Wraps a process's future (see the module docs).
+pub(crate) struct Runner<F> {
+    slot: &'static Slot,
+    /// The user's future; `None` once the process has ended.
+    future: Option<F>,
+}
+
+impl<F> Runner<F> {
+    pub(crate) fn new(slot: &'static Slot, future: F) -> Self {
+        Runner {
+            slot,
+            future: Some(future),
+        }
+    }
+}
+
+impl<F> Future for Runner<F>
+where
+    F: Future,
+    F::Output: IntoExitReason,
+{
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: `future` is structurally pinned: it is never moved out, only polled through
+        // `Pin::new_unchecked` and dropped in place below.
+        let this = unsafe { self.get_unchecked_mut() };
+        let slot = this.slot;
+        let Some(future) = this.future.as_mut() else {
+            return Poll::Ready(());
+        };
+        // The guard spans the whole poll: sends made by the process skip per-message
+        // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
+        let _guard = crossbeam_epoch::pin();
+        current::enter(slot);
+        slot.begin_poll();
+        let reason = if slot.is_exit_pending() {
+            signals::take_pending_exit(slot)
+        } else {
+            // SAFETY: see above; the future stays where it is.
+            let future = unsafe { Pin::new_unchecked(future) };
+            match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+                Ok(Poll::Pending) => {
+                    slot.flush_counters();
+                    current::leave();
+                    return Poll::Pending;
+                }
+                Ok(Poll::Ready(output)) => output.into_exit_reason(),
+                Err(payload) => reason_of(payload),
+            }
+        };
+        let id = slot.id();
+        // Dropping in place is allowed for a pinned value. A destructor that panics must not
+        // take down the scheduler thread. Destructors can learn why the process ended.
+        let reason = current::while_ending(reason, || {
+            let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
+        });
+        slot.flush_counters();
+        current::leave();
+        signals::process_exited(slot, id, reason);
+        Poll::Ready(())
+    }
+}
+
+/// The exit reason of an unwinding process: its [`ExitNow`] reason, or a panic's message.
+pub(crate) fn reason_of(payload: Box<dyn Any + Send>) -> ExitReason {
+    match payload.downcast::<ExitNow>() {
+        Ok(exit) => exit.0,
+        Err(payload) => ExitReason::Panic(panic_message(&*payload)),
+    }
+}
+
+/// The message of a panic's payload (a `String` or a `&str`, as `panic!` makes).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> std::sync::Arc<str> {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str().into()
+    } else if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).into()
+    } else {
+        "a panic with a non-string payload".into()
+    }
+}

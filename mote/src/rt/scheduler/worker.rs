@@ -1,0 +1,83 @@
+//! One worker thread's loop and its thread-local queues.
+
+use std::cell::Cell;
+use std::ptr;
+
+use async_task::Runnable;
+use crossbeam_deque::Worker;
+
+use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK};
+
+/// The queues of the worker running on this thread.
+struct Local {
+    scheduler: *const Scheduler,
+    queue: Worker<Runnable>,
+    lifo: Cell<Option<Runnable>>,
+}
+
+thread_local! {
+    /// Points at the `Local` on this worker's stack while its loop runs; null elsewhere.
+    static LOCAL: Cell<*const Local> = const { Cell::new(ptr::null()) };
+}
+
+/// Queues a woken process task: on this worker's LIFO slot when called from a worker (the
+/// task just woken is likely to want the data the running task just wrote), at the back of
+/// its deque if the task yielded, and on the global injector from any other thread.
+#[inline]
+pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
+    let local = LOCAL.with(Cell::get);
+    if local.is_null() {
+        super::global::scheduler().inject(runnable);
+        return;
+    }
+    // SAFETY: a non-null LOCAL points at the `Local` that `run` keeps alive on this thread's
+    // stack for as long as the pointer is set.
+    let local = unsafe { &*local };
+    if yielded {
+        local.queue.push(runnable);
+    } else {
+        match local.lifo.replace(Some(runnable)) {
+            None => return,
+            Some(previous) => local.queue.push(previous),
+        }
+    }
+    // SAFETY: the scheduler outlives its workers (it is held by the global runtime).
+    unsafe { &*local.scheduler }.notify();
+}
+
+pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) {
+    let local = Local {
+        scheduler,
+        queue,
+        lifo: Cell::new(None),
+    };
+    LOCAL.with(|l| l.set(&local));
+    let mut tick: u32 = 0;
+    let mut lifo_streak = 0;
+    loop {
+        tick = tick.wrapping_add(1);
+        let next = if tick % INJECTOR_INTERVAL == 0 {
+            scheduler.injector.steal().success()
+        } else {
+            None
+        };
+        let next = next.or_else(|| {
+            if lifo_streak < MAX_LIFO_STREAK {
+                if let Some(task) = local.lifo.take() {
+                    lifo_streak += 1;
+                    return Some(task);
+                }
+            } else if let Some(task) = local.lifo.take() {
+                local.queue.push(task);
+            }
+            lifo_streak = 0;
+            local.queue.pop()
+        });
+        match next.or_else(|| scheduler.steal(&local.queue, index)) {
+            Some(task) => {
+                task.run();
+            }
+            None => scheduler.sleep(),
+        }
+    }
+}

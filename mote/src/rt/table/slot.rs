@@ -1,0 +1,520 @@
+//! One entry of the process table: the shared half of a process.
+//!
+//! Everything other processes touch lives here: the mailbox, the task's waker, the
+//! liveness flags, and (behind a lock, allocated only when used) links, monitors and name.
+//! Slots are pooled: the table never frees one, it recycles it for a new process with a new
+//! serial (the [`ProcessId::serial`] of its ids). That is what lets a [`Pid`](crate::Pid) be a plain id: reaching a slot
+//! through a stale id is always memory-safe, and the serial check turns it into a no-op.
+//!
+//! Other modules reach the slot only through its methods: the state word's bits below are
+//! private to this file.
+//!
+//! # The state word
+//!
+//! ```text
+//!  63                         6    5      4       3       2      1       0
+//! +----------------------------+-------+------+-------+------+-------+-------+
+//! |         references         |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
+//! +----------------------------+-------+------+-------+------+-------+-------+
+//! ```
+//!
+//! * A sender outside any process takes a *reference* (`fetch_add`) before pushing and gives
+//!   it back after. While any reference is held the slot cannot be recycled, so the push, and
+//!   the wake that may follow, touch live memory. The process holds one reference for its
+//!   whole life, given back one epoch grace period after it ends. A sender inside a process
+//!   needs no reference: its poll holds an epoch guard (see [`Slot::send`]).
+//! * `PARKED` is set by the receiver when its mailbox is empty; a sender that sees it after
+//!   pushing clears it and wakes the task. The receiver's `SeqCst` set-then-check of `tail`
+//!   and the sender's `SeqCst` swap-then-check of the word form a Dekker pair: one of them
+//!   always sees the other, so no wake-up is lost (checked by loom).
+//! * `DYING` is set when the process ends; whoever drops the last reference afterwards
+//!   claims it (clears it) and recycles the slot, dropping messages still queued.
+
+use std::mem::MaybeUninit;
+use std::task::Waker;
+
+use parking_lot::Mutex;
+
+use parking_lot::MutexGuard;
+
+use super::extras::Extras;
+use crate::rt::mailbox::queue::{Node, Queue};
+use crate::rt::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use crate::values::pid::ProcessId;
+
+const ALIVE: u64 = 1 << 0;
+const DYING: u64 = 1 << 1;
+const PARKED: u64 = 1 << 2;
+const FOREIGN: u64 = 1 << 3;
+const EXIT_PENDING: u64 = 1 << 4;
+/// The mailbox is bounded (`Extras::bound` holds its permits).
+const BOUNDED: u64 = 1 << 5;
+/// The tag of a message that took a bounded-mailbox permit: receiving it gives the permit
+/// back. Monitor references (the other nonzero tags) never reach this value.
+pub(crate) const PERMIT_TAG: u64 = u64::MAX;
+const REF: u64 = 1 << 6;
+const REFS_MASK: u64 = !(REF - 1);
+const POLL_ONE: u64 = 1 << 40;
+/// Longest queue walk when publishing the mailbox length.
+const PUBLISH_CAP: usize = 4096;
+
+/// How many messages one poll of a process may receive before it yields the thread.
+const BUDGET: u32 = 512;
+
+pub(crate) struct Slot {
+    state: AtomicU64,
+    pub(super) queue: Queue,
+    /// The serial of the current incarnation; changes only while the slot is free.
+    serial: AtomicU32,
+    /// Bytes of the incarnation's task allocation, for introspection.
+    task_bytes: AtomicU32,
+    /// This slot's index in the table (set once, when the slot is first handed out).
+    pub(super) index: AtomicU32,
+    /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
+    /// mailbox length last published by the owner.
+    pub(super) next_free: AtomicU32,
+    /// Owner-only: receives left in this poll, and consumed messages not yet subtracted
+    /// from `queued`.
+    local: UnsafeCell<OwnerCounters>,
+    /// Messages received and polls, for introspection (written by the owner, read by all).
+    work: AtomicU64,
+    /// The task's waker; initialised while the slot holds a process.
+    waker: UnsafeCell<MaybeUninit<Waker>>,
+    /// Drops the queued messages of this incarnation (it knows the message type).
+    drain: UnsafeCell<Option<unsafe fn(&Slot)>>,
+    /// Links, monitors, name and flags: allocated only for processes that use them.
+    extras: Mutex<Option<Box<Extras>>>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct OwnerCounters {
+    budget: u32,
+    consumed: u32,
+}
+
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `local` is
+// owner-only, `waker` and `drain` are written while no other thread can reach the slot's
+// incarnation (before ALIVE is published, after the last reference is gone) and only read
+// in between.
+unsafe impl Sync for Slot {}
+// SAFETY: as above; the slot owns nothing thread-bound.
+unsafe impl Send for Slot {}
+
+impl Slot {
+    #[cfg_attr(not(loom), allow(dead_code))] // used to build slots in loom tests
+    pub(crate) fn new() -> Self {
+        Slot {
+            state: AtomicU64::new(0),
+            queue: Queue::new(),
+            serial: AtomicU32::new(0),
+            task_bytes: AtomicU32::new(0),
+            index: AtomicU32::new(0),
+            next_free: AtomicU32::new(0),
+            local: UnsafeCell::new(OwnerCounters {
+                budget: 0,
+                consumed: 0,
+            }),
+            work: AtomicU64::new(0),
+            waker: UnsafeCell::new(MaybeUninit::uninit()),
+            drain: UnsafeCell::new(None),
+            extras: Mutex::new(None),
+        }
+    }
+
+    /// The serial of the incarnation the slot holds (or held last, or will hold next).
+    #[inline]
+    pub(crate) fn serial(&self) -> u32 {
+        self.serial.load(Ordering::Relaxed)
+    }
+
+    /// This slot's index in the table.
+    #[inline]
+    pub(crate) fn index(&self) -> u32 {
+        self.index.load(Ordering::Relaxed)
+    }
+
+    /// The id of the incarnation the slot holds (for its owner, or under the extras lock
+    /// with the process seen alive: otherwise the slot may be recycled meanwhile).
+    #[inline]
+    pub(crate) fn id(&self) -> ProcessId {
+        ProcessId::local(self.index(), self.serial())
+    }
+
+    /// Whether the incarnation `serial` is alive here.
+    #[inline]
+    pub(crate) fn is_alive(&self, serial: u32) -> bool {
+        let state = self.state.load(Ordering::Acquire);
+        state & ALIVE != 0 && self.serial() == serial
+    }
+
+    /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
+    pub(crate) fn live_id(&self) -> Option<ProcessId> {
+        (self.state.load(Ordering::Acquire) & ALIVE != 0).then(|| self.id())
+    }
+
+    /// The slot's links, monitors, flags and name, locked. The lock is the one that orders
+    /// relationship changes against the process's exit (see `rt::signals`).
+    #[inline]
+    pub(crate) fn lock_extras(&self) -> MutexGuard<'_, Option<Box<Extras>>> {
+        self.extras.lock()
+    }
+
+    /// Records the size of the incarnation's task, for introspection.
+    pub(crate) fn set_task_bytes(&self, bytes: usize) {
+        self.task_bytes
+            .store(bytes.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+    }
+
+    /// The size of the incarnation's task, as recorded at spawn.
+    pub(crate) fn task_bytes(&self) -> usize {
+        self.task_bytes.load(Ordering::Relaxed) as usize
+    }
+
+    /// Marks the mailbox bounded: senders that wait for room look up its permits in the
+    /// extras. Set at spawn, before the process can run.
+    pub(crate) fn mark_bounded(&self) {
+        self.state.fetch_or(BOUNDED, Ordering::Release);
+    }
+
+    /// Whether the mailbox is bounded (checked before locking the extras for its permits).
+    #[inline]
+    pub(crate) fn is_bounded(&self) -> bool {
+        self.state.load(Ordering::Acquire) & BOUNDED != 0
+    }
+
+    /// Records that an exit signal must end the process at its next poll. The caller holds
+    /// the extras lock, where the reason waits (`Extras::pending_exit`), and then wakes the
+    /// task.
+    pub(crate) fn mark_exit_pending(&self) {
+        self.state.fetch_or(EXIT_PENDING, Ordering::AcqRel);
+    }
+
+    /// Whether an exit signal is ending the process.
+    #[inline]
+    pub(crate) fn is_exit_pending(&self) -> bool {
+        self.state.load(Ordering::Acquire) & EXIT_PENDING != 0
+    }
+
+    /// Whether the process is parked in a receive with an empty mailbox (a snapshot).
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.state.load(Ordering::Acquire) & (PARKED | FOREIGN) != 0
+    }
+
+    /// Makes the slot hold a new process. The slot is free: nobody else can reach this
+    /// incarnation until `ALIVE` is published.
+    ///
+    /// # Safety
+    /// The slot was just taken from the free list (or is fresh and initialised), and `drain`
+    /// drops `Node<M>`s for the process's message type `M`.
+    pub(crate) unsafe fn occupy(&self, waker: Waker, drain: unsafe fn(&Slot)) {
+        self.waker.with_mut(|w| {
+            // SAFETY: the slot is free: no reader of the waker exists (the contract).
+            unsafe { (*w).write(waker) };
+        });
+        self.drain.with_mut(|d| {
+            // SAFETY: as above.
+            unsafe { *d = Some(drain) };
+        });
+        self.work.store(0, Ordering::Relaxed);
+        self.next_free.store(0, Ordering::Relaxed);
+        self.local.with_mut(|l| {
+            // SAFETY: the slot is free; the owner-to-be has not started.
+            unsafe { *l = OwnerCounters::default() };
+        });
+        // The process's own reference, and ALIVE, published with Release so that a sender
+        // that sees ALIVE (Acquire) also sees the waker and serial.
+        self.state.fetch_add(ALIVE | REF, Ordering::Release);
+    }
+
+    /// Queues `value` for the incarnation `serial`, waking the receiver if it is parked.
+    /// Returns the message back if that incarnation is gone (sending to a dead process is a
+    /// no-op for the caller).
+    ///
+    /// Two paths keep the slot from being recycled under the push:
+    /// * inside a process (`pinned`), the caller holds an epoch guard for the whole poll, and
+    ///   a dead process's slot is recycled only after every such guard taken while it was
+    ///   alive is gone; so plain loads of the state suffice, and the push costs one atomic
+    ///   swap (a locked instruction per message was measured to cost more than the rest of
+    ///   the send together, so this path does not count the message: the receiver publishes
+    ///   its queue length instead, see `publish_len`);
+    /// * anywhere else, the sender takes a reference for the duration of the push.
+    ///
+    /// # Safety
+    /// If `serial` names the current incarnation, that process's message type is `M`. With
+    /// `pinned`, the calling thread holds a `crossbeam_epoch` guard.
+    #[inline]
+    pub(crate) unsafe fn send<M>(
+        &self,
+        serial: u32,
+        tag: u64,
+        value: M,
+        pinned: bool,
+    ) -> Result<(), M> {
+        let node = Node::boxed(tag, value);
+        if pinned {
+            let state = self.state.load(Ordering::Acquire);
+            if state & ALIVE == 0 || self.serial() != serial {
+                // SAFETY: the node was never pushed.
+                return Err(unsafe { Node::<M>::unbox(node) });
+            }
+            // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
+            // guard keeps it from being recycled until we are done.
+            unsafe { self.queue.push(node) };
+            self.notify();
+            return Ok(());
+        }
+        let state = self.state.fetch_add(REF, Ordering::Acquire);
+        if state & ALIVE == 0 || self.serial() != serial {
+            self.release(REF);
+            // SAFETY: the node was never pushed.
+            return Err(unsafe { Node::<M>::unbox(node) });
+        }
+        // SAFETY: the incarnation is alive and its type is `M` (the contract).
+        unsafe { self.queue.push(node) };
+        self.notify();
+        self.release(REF);
+        Ok(())
+    }
+
+    /// Called with a reference held, after a push: wakes the receiver if it parked.
+    #[inline]
+    fn notify(&self) {
+        let state = crate::rt::sync::dekker_load_u64(&self.state);
+        if state & (PARKED | FOREIGN) != 0 {
+            self.unpark();
+        }
+    }
+
+    #[cold]
+    fn unpark(&self) {
+        let state = self.state.fetch_and(!(PARKED | FOREIGN), Ordering::SeqCst);
+        if state & PARKED != 0 {
+            self.wake_task();
+        }
+        if state & FOREIGN != 0 {
+            if let Some(waker) = super::foreign::take(self.index()) {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Whether `waker` wakes this process's task (owner-only).
+    pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
+        self.waker.with(|w| {
+            // SAFETY: the owner is running, so the slot is occupied and the waker initialised.
+            unsafe { (*w).assume_init_ref().will_wake(waker) }
+        })
+    }
+
+    /// Wakes the process's task.
+    ///
+    /// Callers hold a reference, or the extras lock while `ALIVE` is set: either keeps the
+    /// waker initialised.
+    pub(crate) fn wake_task(&self) {
+        self.waker.with(|w| {
+            // SAFETY: initialised while the slot is occupied and a reference or the extras
+            // lock (with ALIVE observed) is held (the callers' contract).
+            unsafe { (*w).assume_init_ref().wake_by_ref() }
+        });
+    }
+
+    /// Drops `amount` of references. Recycles the slot if this was the last reference of a
+    /// dead process.
+    #[inline]
+    pub(crate) fn release(&self, amount: u64) {
+        let state = self.state.fetch_sub(amount, Ordering::AcqRel);
+        if state & REFS_MASK == REF && state & DYING != 0 {
+            self.try_recycle();
+        }
+    }
+
+    #[cold]
+    fn try_recycle(&self) {
+        let mut state = self.state.load(Ordering::Acquire);
+        loop {
+            if state & DYING == 0 || state & REFS_MASK != 0 {
+                return;
+            }
+            match self.state.compare_exchange(
+                state,
+                state & !DYING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(actual) => state = actual,
+            }
+        }
+        // We won DYING: the incarnation is over and nobody else can touch its mailbox.
+        self.drain.with_mut(|d| {
+            // SAFETY: no reference is held and DYING is claimed by us alone, so nobody reads
+            // `drain` or the queue concurrently; `drain` matches the queued nodes' type.
+            unsafe {
+                if let Some(drain) = (*d).take() {
+                    drain(self);
+                }
+            }
+        });
+        self.waker.with_mut(|w| {
+            // SAFETY: as above; the waker was initialised by `occupy`.
+            unsafe { (*w).assume_init_drop() };
+        });
+        // Keep only the transient references of stale senders; they will fail the ALIVE
+        // check and release without side effects.
+        self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
+        self.serial.fetch_add(1, Ordering::Release);
+        #[cfg(not(loom))]
+        crate::rt::table::TABLE.recycle(self);
+    }
+
+    /// Marks the process dead (no sender will push any more) and drops its own reference.
+    /// The caller holds the extras lock, so link and monitor requests see it dead.
+    pub(crate) fn begin_exit(&self) {
+        // ALIVE is set and DYING clear: one xor flips both.
+        self.state.fetch_xor(ALIVE | DYING, Ordering::AcqRel);
+    }
+
+    /// Drops the process's own reference once no epoch-pinned sender can still be pushing:
+    /// the slot is recycled after the current grace period.
+    pub(crate) fn end_exit(&'static self) {
+        let guard = crossbeam_epoch::pin();
+        guard.defer(move || self.release(REF));
+    }
+
+    // ---- owner-only half: called from the process's own task ----
+
+    /// Starts a poll of the task: a fresh receive budget.
+    #[inline]
+    pub(crate) fn begin_poll(&self) {
+        self.local.with_mut(|l| {
+            // SAFETY: owner-only field, and we are the owner's task.
+            unsafe { (*l).budget = BUDGET };
+        });
+        self.bump_work(POLL_ONE);
+    }
+
+    /// `work` packs received messages (low 40 bits) and polls (high 24 bits, wrapping).
+    /// Only the owner writes it, so a plain load and store suffice.
+    #[inline]
+    fn bump_work(&self, delta: u64) {
+        let work = self.work.load(Ordering::Relaxed);
+        self.work.store(work.wrapping_add(delta), Ordering::Relaxed);
+    }
+
+    /// Messages received and polls so far.
+    pub(crate) fn work_counts(&self) -> (u64, u64) {
+        let work = self.work.load(Ordering::Relaxed);
+        (work & (POLL_ONE - 1), work >> 40)
+    }
+
+    /// Takes the next message.
+    ///
+    /// # Safety
+    /// Called only by the process that owns this slot, whose message type is `M`.
+    #[inline]
+    pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
+        // SAFETY: owner-only (the contract).
+        let message = unsafe { self.queue.pop::<M>() }?;
+        self.local.with_mut(|l| {
+            // SAFETY: owner-only field.
+            unsafe { (*l).consumed += 1 };
+        });
+        if message.0 == PERMIT_TAG {
+            self.return_permit();
+        }
+        Some(message)
+    }
+
+    #[cold]
+    fn return_permit(&self) {
+        if let Some(bound) = self.extras.lock().as_ref().and_then(|s| s.bound.as_ref()) {
+            bound.add_permits(1);
+        }
+    }
+
+    /// Consumes one unit of receive budget; false when the poll must yield.
+    #[inline]
+    pub(crate) fn take_budget(&self) -> bool {
+        self.local.with_mut(|l| {
+            // SAFETY: owner-only field.
+            let l = unsafe { &mut *l };
+            if l.budget == 0 {
+                false
+            } else {
+                l.budget -= 1;
+                true
+            }
+        })
+    }
+
+    fn take_consumed(&self) -> u64 {
+        self.local.with_mut(|l| {
+            // SAFETY: owner-only field.
+            let l = unsafe { &mut *l };
+            let n = l.consumed;
+            l.consumed = 0;
+            n as u64
+        })
+    }
+
+    /// Reports the receives of this poll (for introspection and the queue length).
+    pub(crate) fn flush_counters(&self) {
+        let consumed = self.take_consumed();
+        if consumed != 0 {
+            self.bump_work(consumed);
+        }
+    }
+
+    /// Parks the receiver: after this, the next push wakes `waker`'s task. Returns false if
+    /// a message arrived meanwhile (the caller must pop again instead of sleeping).
+    ///
+    /// # Safety
+    /// Owner-only. `foreign` is true when `waker` is not the task's own waker; it must then
+    /// already be stored with `table::foreign::store`.
+    pub(crate) unsafe fn park(&self, foreign: bool) -> bool {
+        let consumed = self.take_consumed();
+        self.bump_work(consumed);
+        let flag = if foreign { FOREIGN } else { PARKED };
+        self.state.fetch_or(flag, Ordering::SeqCst);
+        // SAFETY: owner-only.
+        if unsafe { self.queue.is_empty() } {
+            return true;
+        }
+        // A message is (being) pushed: undo, unless its sender already took the flag.
+        self.state.fetch_and(!flag, Ordering::SeqCst);
+        false
+    }
+
+    /// The exact number of queued messages (owner-only: walks the whole queue).
+    ///
+    /// # Safety
+    /// Called only by the process that owns this slot.
+    pub(crate) unsafe fn mailbox_len(&self) -> usize {
+        // SAFETY: owner-only (the contract): we are the queue's consumer.
+        unsafe { self.queue.len_upto(usize::MAX) }
+    }
+
+    /// The queue length the owner last published (see `publish_len`).
+    pub(crate) fn queued(&self) -> u64 {
+        self.next_free.load(Ordering::Relaxed) as u64
+    }
+
+    /// Owner-only: records the current queue length (counted up to a cap) for
+    /// introspection. `next_free` is only meaningful while the slot is free, so an occupied
+    /// slot lends it for this.
+    pub(crate) fn publish_len(&self, extra: usize) {
+        // SAFETY: owner-only: we are the queue's consumer.
+        let len = unsafe { self.queue.len_upto(PUBLISH_CAP) } + extra;
+        self.next_free
+            .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+    }
+}
+
+/// Drops the queued messages of a process whose message type is `M`.
+///
+/// # Safety
+/// No other thread touches the slot's queue, whose nodes are `Node<M>`.
+pub(crate) unsafe fn drain<M>(slot: &Slot) {
+    // SAFETY: the caller's contract.
+    unsafe { slot.queue.drain::<M>() };
+}

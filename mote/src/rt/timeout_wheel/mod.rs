@@ -1,0 +1,342 @@
+//! Timeouts on waits that usually end well before them: a call's reply, a receive, a task's
+//! value. (The public timers, `send_after` and `sleep`, are tokio timers: see
+//! `process::timer`.)
+//!
+//! `tokio::time::timeout` was a third of a `server::call` round trip (about 280 ns of
+//! 820 ns, measured with `mote-bench run --workload call` with and without one). A call's
+//! timeout almost never fires, so what matters is arming and disarming it. Here that is an
+//! insert and a remove in a [`Wheel`] behind an uncontended lock (each thread uses its own
+//! shard), plus one clock read ([`clock`]). A tokio task per shard sleeps until the
+//! earliest tick that may be due and wakes the waiters whose time has come; it is told about
+//! a new entry only when that entry is due before the tick it sleeps until, which for
+//! timeouts of one length is almost never.
+//!
+//! Resolution is a millisecond, as for tokio's timers. A timeout never fires early; it may
+//! fire up to about a millisecond late, plus the time the driver's tokio thread takes to run.
+
+mod clock;
+mod wheel;
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use pin_project_lite::pin_project;
+use tokio::sync::Notify;
+
+use wheel::{Key, Wheel};
+
+/// Runs `future` until it ends or `duration` passes ([`Duration::MAX`]: no limit).
+pub(crate) fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+    Timeout {
+        future,
+        duration,
+        state: State::Unarmed,
+    }
+}
+
+/// The time ran out before the future ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Elapsed;
+
+pin_project! {
+    /// The future of [`timeout`].
+    pub(crate) struct Timeout<F> {
+        #[pin]
+        future: F,
+        duration: Duration,
+        state: State,
+    }
+
+    impl<F> PinnedDrop for Timeout<F> {
+        fn drop(this: Pin<&mut Self>) {
+            if let State::Armed(shard, key) = *this.project().state {
+                shard.cancel(key);
+            }
+        }
+    }
+}
+
+enum State {
+    /// Not polled yet: the clock starts at the first poll.
+    Unarmed,
+    Armed(&'static Shard, Key),
+    /// No limit, or the limit passed.
+    Idle,
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(out) = this.future.poll(cx) {
+            if let State::Armed(shard, key) = std::mem::replace(this.state, State::Idle) {
+                shard.cancel(key);
+            }
+            return Poll::Ready(Ok(out));
+        }
+        match *this.state {
+            // Zero: only whether the future is ready now, as a zero `recv_timeout` does.
+            State::Unarmed if this.duration.is_zero() => {
+                *this.state = State::Idle;
+                Poll::Ready(Err(Elapsed))
+            }
+            State::Unarmed => {
+                let Some(tick) = clock::deadline_tick(*this.duration) else {
+                    *this.state = State::Idle;
+                    return Poll::Pending;
+                };
+                let shard = Shard::current();
+                match shard.arm(tick, cx.waker()) {
+                    Some(key) => {
+                        *this.state = State::Armed(shard, key);
+                        Poll::Pending
+                    }
+                    None => {
+                        *this.state = State::Idle;
+                        Poll::Ready(Err(Elapsed))
+                    }
+                }
+            }
+            State::Armed(shard, key) => {
+                if shard.still_armed(key, cx.waker()) {
+                    Poll::Pending
+                } else {
+                    *this.state = State::Idle;
+                    Poll::Ready(Err(Elapsed))
+                }
+            }
+            // Either no limit, or it passed and the caller polls again: wait for the future.
+            State::Idle => Poll::Pending,
+        }
+    }
+}
+
+/// One wheel, its lock, and the driver task that fires its entries.
+struct Shard {
+    inner: Mutex<Inner>,
+    /// Wakes the driver when an entry is due before the tick it sleeps until.
+    earlier: Notify,
+}
+
+struct Inner {
+    /// Made on first use, so shards no thread uses cost nothing.
+    wheel: Option<Wheel<Waker>>,
+    /// The tick the driver sleeps until (`u64::MAX`: until told).
+    planned: u64,
+}
+
+static SHARDS: OnceLock<Box<[Shard]>> = OnceLock::new();
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static MY_SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+impl Shard {
+    /// This thread's shard: threads take shards in turn, so with one shard per thread
+    /// (twice as many as cores) the lock is rarely contended.
+    fn current() -> &'static Shard {
+        let shards = SHARDS.get_or_init(|| {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (0..(2 * n).clamp(2, 64))
+                .map(|_| Shard {
+                    inner: Mutex::new(Inner {
+                        wheel: None,
+                        planned: u64::MAX,
+                    }),
+                    earlier: Notify::new(),
+                })
+                .collect()
+        });
+        let mut mine = MY_SHARD.with(Cell::get);
+        if mine == usize::MAX {
+            mine = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % shards.len();
+            MY_SHARD.with(|c| c.set(mine));
+        }
+        &shards[mine]
+    }
+
+    /// Adds a waiter due at `tick`; `None` if that tick has already passed.
+    fn arm(&'static self, tick: u64, waker: &Waker) -> Option<Key> {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        let wheel = match &mut inner.wheel {
+            Some(wheel) => wheel,
+            none => {
+                let wheel = none.insert(Wheel::new(clock::now_tick()));
+                crate::rt::scheduler::global::tokio_handle().spawn(self.drive());
+                wheel
+            }
+        };
+        let key = wheel.insert(tick, waker.clone()).ok()?;
+        let earlier = tick < inner.planned;
+        if earlier {
+            inner.planned = tick;
+        }
+        drop(guard);
+        if earlier {
+            self.earlier.notify_one();
+        }
+        Some(key)
+    }
+
+    /// Whether `key` has not fired; if so, its waker becomes `waker`.
+    fn still_armed(&self, key: Key, waker: &Waker) -> bool {
+        let mut inner = self.inner.lock();
+        match inner.wheel.as_mut().and_then(|w| w.get_mut(key)) {
+            Some(stored) => {
+                if !stored.will_wake(waker) {
+                    stored.clone_from(waker);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn cancel(&self, key: Key) {
+        let removed = self.inner.lock().wheel.as_mut().and_then(|w| w.remove(key));
+        // Dropped outside the lock: a waker's drop may run arbitrary code.
+        drop(removed);
+    }
+
+    /// The driver: wakes the waiters that are due, sleeps until the next tick that may be.
+    async fn drive(&'static self) {
+        let mut due = Vec::new();
+        loop {
+            let next = {
+                let mut inner = self.inner.lock();
+                let wheel = inner.wheel.as_mut().expect("driven after the first arm");
+                wheel.advance(clock::now_tick(), |waker| due.push(waker));
+                let next = wheel.next_tick();
+                inner.planned = next.unwrap_or(u64::MAX);
+                next
+            };
+            due.drain(..).for_each(Waker::wake);
+            let earlier = self.earlier.notified();
+            match next.and_then(clock::instant_of) {
+                Some(at) => {
+                    let sleep = tokio::time::sleep_until(at.into());
+                    futures_util::future::select(std::pin::pin!(sleep), std::pin::pin!(earlier))
+                        .await;
+                }
+                None => earlier.await,
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn fires_after_its_deadline_and_not_before() {
+        crate::run(|_p: crate::Process<()>| async move {
+            for ms in [0u64, 1, 5, 20, 300] {
+                let start = Instant::now();
+                let never = std::future::pending::<()>();
+                assert_eq!(
+                    timeout(Duration::from_millis(ms), never).await,
+                    Err(Elapsed)
+                );
+                assert!(start.elapsed() >= Duration::from_millis(ms));
+            }
+        })
+        .unwrap();
+    }
+
+    /// The shard and key a polled, pending timeout is armed with.
+    fn armed<F>(t: Pin<&mut Timeout<F>>) -> Option<(&'static Shard, Key)> {
+        match t.project().state {
+            State::Armed(shard, key) => Some((*shard, *key)),
+            _ => None,
+        }
+    }
+
+    fn is_in_wheel(shard: &Shard, key: Key) -> bool {
+        let mut inner = shard.inner.lock();
+        inner.wheel.as_mut().and_then(|w| w.get_mut(key)).is_some()
+    }
+
+    #[test]
+    fn ending_first_or_being_dropped_disarms() {
+        let mut cx = Context::from_waker(Waker::noop());
+        let (tx, rx) = tokio::sync::oneshot::channel::<u8>();
+        let mut t = std::pin::pin!(timeout(Duration::from_secs(5), rx));
+        assert!(t.as_mut().poll(&mut cx).is_pending());
+        let (shard, key) = armed(t.as_mut()).expect("armed at the first pending poll");
+        assert!(is_in_wheel(shard, key));
+        tx.send(7).unwrap();
+        assert!(matches!(t.as_mut().poll(&mut cx), Poll::Ready(Ok(Ok(7)))));
+        assert!(!is_in_wheel(shard, key));
+
+        let mut dropped = Box::pin(timeout(
+            Duration::from_secs(5),
+            std::future::pending::<()>(),
+        ));
+        assert!(dropped.as_mut().poll(&mut cx).is_pending());
+        let (shard, key) = armed(dropped.as_mut()).unwrap();
+        drop(dropped);
+        assert!(!is_in_wheel(shard, key));
+    }
+
+    #[test]
+    fn an_earlier_deadline_wakes_a_driver_asleep_on_a_later_one() {
+        // On the test thread, so both timeouts use its shard (a process might move).
+        let local = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        local.block_on(async {
+            // The driver first plans to sleep about 900 ms.
+            let mut late = std::pin::pin!(timeout(
+                Duration::from_millis(900),
+                std::future::pending::<()>()
+            ));
+            std::future::poll_fn(|cx| Poll::Ready(late.as_mut().poll(cx).is_pending())).await;
+            let (shard, _) = armed(late.as_mut()).unwrap();
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let start = Instant::now();
+            let mut early = std::pin::pin!(timeout(
+                Duration::from_millis(10),
+                std::future::pending::<()>()
+            ));
+            std::future::poll_fn(|cx| Poll::Ready(early.as_mut().poll(cx).is_pending())).await;
+            assert!(std::ptr::eq(armed(early.as_mut()).unwrap().0, shard));
+            assert_eq!(early.await, Err(Elapsed));
+            // Fired at its own deadline, not at the later one the driver slept towards.
+            assert!(start.elapsed() < Duration::from_millis(850));
+        });
+    }
+
+    #[test]
+    fn no_limit_never_arms() {
+        crate::run(|_p: crate::Process<()>| async move {
+            let r = timeout(Duration::MAX, crate::sleep(Duration::from_millis(2))).await;
+            assert_eq!(r, Ok(()));
+        })
+        .unwrap();
+        // Every duration whose deadline does not fit in the wheel's ticks is no limit (these
+        // once wrapped around to a tick in the past and fired at once).
+        let mut cx = Context::from_waker(Waker::noop());
+        for huge in [
+            Duration::from_millis(u64::MAX),
+            Duration::from_secs(u64::MAX / 1000 + 1),
+            Duration::from_secs(u64::MAX),
+            Duration::MAX,
+        ] {
+            let mut t = std::pin::pin!(timeout(huge, std::future::pending::<()>()));
+            assert!(t.as_mut().poll(&mut cx).is_pending(), "{huge:?}");
+            assert!(armed(t.as_mut()).is_none(), "{huge:?}");
+        }
+    }
+}
