@@ -56,6 +56,9 @@ pub struct PeerImpl {
     pub name: &'static str,
     /// What it is.
     pub summary: &'static str,
+    /// Arguments before the workload, for a program that serves several implementations
+    /// (`PROGRAM clojure_agents W V k=v ...`).
+    pub leading: &'static [&'static str],
     /// Parameters of its own, appended after the contract's (`tuned=1`).
     pub params: &'static [(&'static str, u64)],
     /// The workloads it runs; empty for all.
@@ -76,6 +79,7 @@ pub static PEERS: &[Peer] = &[
         impls: &[PeerImpl {
             name: "go",
             summary: "goroutines and channels, standard library only",
+            leading: &[],
             params: &[],
             only: &[],
         }],
@@ -96,6 +100,7 @@ pub static PEERS: &[Peer] = &[
             PeerImpl {
                 name: "elixir",
                 summary: "plain processes, GenServer for call, Task for copy",
+                leading: &[],
                 params: &[],
                 only: &[],
             },
@@ -103,6 +108,7 @@ pub static PEERS: &[Peer] = &[
                 name: "elixir_tuned",
                 summary: "the Elixir peer with the workload's known BEAM trap avoided \
                           (the collecting process's mailbox kept off-heap)",
+                leading: &[],
                 params: &[("tuned", 1)],
                 only: &["million", "spawn", "fanin", "workers"],
             },
@@ -207,12 +213,14 @@ impl Peers {
     }
 
     /// The command that runs one scenario on peer implementation `imp`:
-    /// `PROGRAM W V k=v ... [own params]` (V is `-` for a workload without variants).
+    /// `PROGRAM [leading] W V k=v ... [own params]` (V is `-` for a workload without
+    /// variants).
     pub fn command(&self, imp: &str, workload: &str, variant: &str, p: &Params) -> Option<Command> {
         let (peer, pi) = find_impl(imp)?;
         let (program, args) = self.prefix(peer.runtime).ok()?;
         let mut cmd = Command::new(program);
         cmd.args(args)
+            .args(pi.leading)
             .arg(workload)
             .arg(variant)
             .args(p.to_kv_args());
