@@ -1,4 +1,4 @@
-//! Seed 004's parallel sum: 100,000 ints summed in chunks of 100, serially, with a process
+//! The parallel sum of a published Elixir spawn-per-chunk experiment: 100,000 ints summed in chunks of 100, serially, with a process
 //! spawned per chunk, and on a pre-spawned `mote::pool::Pool` (`map_reduce` over the shared
 //! data: each job gets the `Arc` and its range, nothing is copied). Repeated to get
 //! measurable times; prints them.

@@ -1,4 +1,4 @@
-//! The seeds' factorisation: the number of prime factors of every n in 1..=50,000, summed,
+//! The work-distribution write-up's factorisation: the number of prime factors of every n in 1..=50,000, summed,
 //! computed serially, by a process per item (master-slave), and by a `mote::pool::Pool` in
 //! each dispatch mode (work pushing: round-robin, least-loaded; work stealing), one item per
 //! job and in batches. Prints the times: batching is what makes a pool pay off.

@@ -1,4 +1,4 @@
-//! The table of exit-signal semantics (the rules of `shared/reference/erlang-semantics.md`,
+//! The table of exit-signal semantics (the rules of `mote/tests/conformance/README.md`,
 //! P01-P10 generalised): for each way an exit signal can reach a receiver R, each reason,
 //! and R trapping or not, R's fate.
 //!

@@ -1,5 +1,5 @@
 //! Conformance: links, exit signals, unlink and crash reasons (cases P01-P10, P15-P17 of
-//! `shared/reference/erlang-semantics.md`).
+//! `mote/tests/conformance/README.md`).
 //!
 //! Each test re-expresses one case with mote's API and compares the outcome line, token by
 //! token, with the line the BEAM produced (see `common/mod.rs` for O and the agents).

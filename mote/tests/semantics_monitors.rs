@@ -1,4 +1,4 @@
-//! Conformance: monitors (cases P11-P14 of `shared/reference/erlang-semantics.md`), and the
+//! Conformance: monitors (cases P11-P14 of `mote/tests/conformance/README.md`), and the
 //! guarantee of `demonitor` that no `DOWN` of the removed monitor arrives after it returns.
 
 mod common;

@@ -1,5 +1,5 @@
 //! Conformance: selective receive, `after 0`, timers and message ordering (cases P22-P26 of
-//! `shared/reference/erlang-semantics.md`), plus a few timer edge cases.
+//! `mote/tests/conformance/README.md`), plus a few timer edge cases.
 
 mod common;
 

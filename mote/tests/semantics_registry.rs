@@ -1,4 +1,4 @@
-//! Conformance: the name registry (cases P18-P21 of `shared/reference/erlang-semantics.md`).
+//! Conformance: the name registry (cases P18-P21 of `mote/tests/conformance/README.md`).
 //!
 //! Where Erlang raises `badarg`, mote returns a typed `RegistryError` (rustdoc of
 //! `RegistryError`: "Registry errors (Erlang raises `badarg` for all of them; mote says

@@ -1,4 +1,4 @@
-//! Conformance: `gen_server:call` (cases P27-P29 of `shared/reference/erlang-semantics.md`)
+//! Conformance: `gen_server:call` (cases P27-P29 of `mote/tests/conformance/README.md`)
 //! against [`mote::server`], and the server protocol's other promises (deferred replies,
 //! `NoReply`, stop, init failure, names, parents).
 

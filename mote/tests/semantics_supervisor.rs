@@ -1,4 +1,4 @@
-//! Conformance: supervisors (cases P30-P34 of `shared/reference/erlang-semantics.md`).
+//! Conformance: supervisors (cases P30-P34 of `mote/tests/conformance/README.md`).
 //!
 //! The common setup of the reference: O starts the supervisor with `start_link` (O is its
 //! parent), then unlinks from it. The workers w1, w2, w3 are servers, permanent, shutdown

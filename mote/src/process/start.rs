@@ -2,7 +2,7 @@
 //! `proc_lib:start_link` with `init_ack`).
 //!
 //! [`spawn`](crate::spawn) is asynchronous and should stay the default: the caller goes on at
-//! once, which is what keeps a master from waiting on each worker (the trap of seed 004).
+//! once, which is what keeps a master from waiting on each worker (the trap the parallel-sum measurements fell into).
 //! Starting synchronously is for when the caller must not go on before the child has done
 //! its setup (registered a name, opened a socket), and for learning whether that setup
 //! failed.

@@ -1,6 +1,6 @@
 //! Shared harness of the conformance tests (`semantics_*.rs`, `exit_signal_table.rs`).
 //!
-//! It re-creates the setting of `shared/reference/erlang-semantics.md`:
+//! It re-creates the setting of `mote/tests/conformance/README.md`:
 //!
 //! * [`Driver`] is **O**, the test driver: the root process of one `mote::run`. It spawns
 //!   every other process itself, unlinked, holds one monitor on each (only to learn how it

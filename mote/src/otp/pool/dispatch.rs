@@ -19,7 +19,7 @@ use super::envelope::Envelope;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dispatch {
-    /// Work stealing (the seeds' sense): one shared bounded queue; each idle worker takes the
+    /// Work stealing (as the work-distribution write-ups use the word): one shared bounded queue; each idle worker takes the
     /// next job. Balances uneven jobs by itself. The default.
     #[default]
     Steal,

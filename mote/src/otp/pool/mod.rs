@@ -38,27 +38,27 @@
 //! Queues are bounded ([`PoolBuilder::queue_bound`]). [`Pool::submit`] waits while the queue
 //! is full and [`Pool::try_submit`] gives the job back. A master that produces faster than
 //! the workers consume therefore waits instead of growing without limit (the master that
-//! leaks memory in seed 003). Do not submit to a full pool from inside one of its own jobs:
+//! leaks memory in the Cloud Haskell work-distribution write-up). Do not submit to a full pool from inside one of its own jobs:
 //! with every worker doing the same, nobody would make room.
 //!
-//! # The seeds' patterns
+//! # The work-distribution patterns
 //!
 //! * **Master-slave** (a process per item) needs no pool: it is [`spawn`](crate::spawn) per
-//!   item. mote's `spawn` is asynchronous (the seeds' `spawnAsync`): the master does not wait
+//!   item. mote's `spawn` is asynchronous (Cloud Haskell's `spawnAsync`): the master does not wait
 //!   for each slave to start, which is what made Cloud Haskell's synchronous `spawn` an
 //!   order of magnitude slower. [`mote::start`](crate::start) is the synchronous "spawn and
 //!   confirm started", for when the caller must wait.
 //! * **Work pushing** is [`Dispatch::RoundRobin`] (items dealt to the workers in turn) or
 //!   [`Dispatch::LeastLoaded`] (each item to the shortest queue): the master decides who
 //!   does what, up front.
-//! * **Work stealing** (in the seeds' sense: an idle worker takes the next item) is
+//! * **Work stealing** (in the work-distribution write-up's sense: an idle worker takes the next item) is
 //!   [`Dispatch::Steal`]: one shared queue that every idle worker pulls from, so uneven
 //!   items balance themselves.
 //!
 //! **Batching matters more than the pattern.** Handing a job to another process costs a
 //! queue operation, a wake-up and a result (some hundreds of nanoseconds); an item that takes
-//! a few microseconds to compute is dominated by that. Seed 004's parallel sum was 10,000
-//! times slower than the serial loop when it spawned a process per 100-element chunk, and
+//! a few microseconds to compute is dominated by that. A published Elixir parallel sum was
+//! 10,000 times slower than the serial loop when it spawned a process per 100-element chunk, and
 //! became competitive once the processes were pre-spawned. Give each job a chunk of items
 //! (a range, or a slice of shared data: [`Pool::map_reduce`]) so that the work per job
 //! dwarfs the cost of dispatching it.
