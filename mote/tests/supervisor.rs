@@ -604,9 +604,12 @@ fn child_api_errors() {
         let running = |id: &str| SupervisorError::Running(id.into());
         assert_eq!(sup.restart_child("a").await, Err(running("a")));
         assert_eq!(sup.delete_child("a").await, Err(running("a")));
+        // OTP 25: `supervisor:start_child(S, Spec)` with the id of a running child answers
+        // `{error, {already_started, Pid}}`; of a child that is not running,
+        // `{error, already_present}` (checked below, after the terminate).
         assert_eq!(
             sup.start_child(worker("a", t)).await,
-            Err(SupervisorError::AlreadyPresent("a".into()))
+            Err(SupervisorError::AlreadyStarted(a))
         );
         // Nothing of that touched a.
         assert_eq!(pid_of(&sup, "a").await, Some(a));
@@ -619,6 +622,10 @@ fn child_api_errors() {
             sup.terminate_child("a").await,
             Ok(()),
             "already stopped: ok"
+        );
+        assert_eq!(
+            sup.start_child(worker("a", t)).await,
+            Err(SupervisorError::AlreadyPresent("a".into()))
         );
         let a2 = sup.restart_child("a").await.expect("restarts");
         assert_eq!(started(&mut p, "a").await.id(), a2);

@@ -68,6 +68,74 @@ pub enum CallError {
     /// A server called itself, which could only time out (Erlang's `calling_self`).
     #[error("calling_self: a server cannot call itself")]
     CallingSelf,
+    /// [`call_named`]: the name is held by a process that is not a server of this type
+    /// ([`RegistryError::WrongType`]; Erlang, untyped, would send the request anyway).
+    #[error(transparent)]
+    Name(RegistryError),
+}
+
+/// Calls the server registered as `name` (Erlang's `gen_server:call(Name, Request,
+/// Timeout)`): the name is resolved when the request is sent, so the caller need not look
+/// it up first. Nobody holding the name fails at once with [`CallError::NoProc`]; a
+/// server calling itself by its own name gets [`CallError::CallingSelf`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::{self, CallError, Context, Next, ReplyTo, Server, ServerOptions};
+///
+/// struct Echo;
+/// impl Server for Echo {
+///     type Call = u8;
+///     type Reply = u8;
+///     type Cast = ();
+///     type Info = ();
+///     async fn handle_call(&mut self, n: u8, from: ReplyTo<u8>, _: &mut Context<Self>) -> Next {
+///         from.reply(n);
+///         Next::Continue
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let t = Duration::from_secs(5);
+///     assert_eq!(server::call_named::<Echo>("echo_doc", 1, t).await, Err(CallError::NoProc));
+///     ServerOptions::new().name("echo_doc").start(Echo).await.unwrap();
+///     assert_eq!(server::call_named::<Echo>("echo_doc", 7, t).await, Ok(7));
+/// })
+/// .unwrap();
+/// ```
+pub fn call_named<S: Server>(
+    name: &str,
+    request: S::Call,
+    timeout: Duration,
+) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
+    let server = match crate::process::registry::lookup::<Envelope<S>>(name) {
+        Ok(pid) => Ok(ServerRef::<S>::from_pid(pid)),
+        Err(e @ RegistryError::WrongType { .. }) => Err(CallError::Name(e)),
+        Err(_) => Err(CallError::NoProc),
+    };
+    let call = server.map(|server| server.call(request, timeout));
+    async move { call?.await }
+}
+
+/// Casts to the server registered as `name` (Erlang's `gen_server:cast(Name, Request)`):
+/// always a silent success, as in OTP, even when nobody holds the name (or, mote's
+/// addition, when its holder is not a server of this type: the message is dropped).
+///
+/// ```
+/// use mote::server::{self, Server};
+///
+/// struct Sink;
+/// impl Server for Sink { type Call = (); type Reply = (); type Cast = u8; type Info = (); }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     server::cast_named::<Sink>("nobody_sinks_here", 1); // no error, no panic
+/// })
+/// .unwrap();
+/// ```
+pub fn cast_named<S: Server>(name: &str, message: S::Cast) {
+    if let Ok(pid) = crate::process::registry::lookup::<Envelope<S>>(name) {
+        ServerRef::<S>::from_pid(pid).cast(message);
+    }
 }
 
 /// Why a [`ServerRef::stop`] did not end as asked.

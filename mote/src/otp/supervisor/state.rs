@@ -52,17 +52,19 @@ impl SupState {
             .ok_or_else(|| SupervisorError::NotFound(id.into()))
     }
 
-    /// Starts the child at `i`, recording its pid.
+    /// Starts the child at `i`, recording its pid (`None`: its start answered ignore).
     async fn start_child(
         &mut self,
         i: usize,
         ctx: &mut Context<Self>,
-    ) -> Result<ProcessId, ExitReason> {
+    ) -> Result<Option<ProcessId>, ExitReason> {
         let pid = (self.children[i].spec.start)().await?;
-        // Mend a start function that forgot the link (a no-op for a linked child; a child
-        // already gone arrives as an `Exit` with `noproc`).
-        let _ = ctx.link(pid);
-        self.children[i].pid = Some(pid);
+        if let Some(pid) = pid {
+            // Mend a start function that forgot the link (a no-op for a linked child; a
+            // child already gone arrives as an `Exit` with `noproc`).
+            let _ = ctx.link(pid);
+        }
+        self.children[i].pid = pid;
         Ok(pid)
     }
 
@@ -191,7 +193,6 @@ impl SupState {
                 Ok(i) => done(
                     self.start_child(i, ctx)
                         .await
-                        .map(Some)
                         .map_err(SupervisorError::StartFailed),
                 ),
                 Err(e) => done(Err(e)),
@@ -209,13 +210,23 @@ impl SupState {
                     if self.children.len() >= max {
                         return done(Err(SupervisorError::MaxChildren(max)));
                     }
-                } else if self.dynamic.is_none() && self.find(&spec.id).is_ok() {
-                    return done(Err(SupervisorError::AlreadyPresent(spec.id)));
+                } else if let (None, Ok(i)) = (self.dynamic, self.find(&spec.id)) {
+                    // Erlang's `{error, {already_started, Pid}}` for a running child,
+                    // `{error, already_present}` for one that is not.
+                    return done(Err(match self.children[i].pid {
+                        Some(pid) => SupervisorError::AlreadyStarted(pid),
+                        None => SupervisorError::AlreadyPresent(spec.id),
+                    }));
                 }
                 self.children.push(Child { spec, pid: None });
                 let i = self.children.len() - 1;
                 match self.start_child(i, ctx).await {
-                    Ok(pid) => done(Ok(Some(pid))),
+                    Ok(None) if self.dynamic.is_some() => {
+                        // `simple_one_for_one` keeps no ignored child.
+                        self.children.pop();
+                        done(Ok(None))
+                    }
+                    Ok(pid) => done(Ok(pid)),
                     Err(reason) => {
                         self.children.pop();
                         done(Err(SupervisorError::StartFailed(reason)))

@@ -205,6 +205,16 @@ impl<M: Send + 'static> Process<M> {
         queued + self.saved.as_ref().map_or(0, |s| s.len())
     }
 
+    /// Frees the receive buffer (messages a selective receive skipped) if it is empty, else
+    /// shrinks it to its contents: what a hibernating server can give back.
+    pub(crate) fn release_spare_memory(&mut self) {
+        match self.saved.as_mut() {
+            Some(saved) if saved.is_empty() => self.saved = None,
+            Some(saved) => saved.shrink_to_fit(),
+            None => {}
+        }
+    }
+
     pub(crate) fn publish_len(&self) {
         self.slot
             .publish_len(self.saved.as_ref().map_or(0, |s| s.len()));
