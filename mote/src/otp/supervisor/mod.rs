@@ -88,10 +88,11 @@ pub struct Supervisor {
 ///         Ok(SpawnOptions::new().linked().spawn(|mut c: Process<()>| async move { c.recv().await }).id())
 ///     });
 ///     let pid = sup.start_child(spec.clone()).await.unwrap();
-///     assert_eq!(sup.start_child(spec).await, Err(SupervisorError::AlreadyPresent("sleeper".into())));
+///     assert_eq!(sup.start_child(spec.clone()).await, Err(SupervisorError::AlreadyStarted(pid)));
 ///     assert_eq!(sup.count_children().await.unwrap().active, 1);
 ///     sup.terminate_child("sleeper").await.unwrap();
 ///     assert!(!mote::is_alive(pid));
+///     assert_eq!(sup.start_child(spec).await, Err(SupervisorError::AlreadyPresent("sleeper".into())));
 ///     let again = sup.restart_child("sleeper").await.unwrap();
 ///     assert_ne!(again, pid);
 ///     assert_eq!(sup.delete_child("sleeper").await, Err(SupervisorError::Running("sleeper".into())));

@@ -221,8 +221,12 @@ impl SupState {
                 self.children.push(Child { spec, pid: None });
                 let i = self.children.len() - 1;
                 match self.start_child(i, ctx).await {
-                    Ok(None) if self.dynamic.is_some() => {
-                        // `simple_one_for_one` keeps no ignored child.
+                    Ok(None)
+                        if self.dynamic.is_some()
+                            || self.children[i].spec.restart == Restart::Temporary =>
+                    {
+                        // Neither `simple_one_for_one` nor a temporary spec keeps an
+                        // ignored child (OTP 25).
                         self.children.pop();
                         done(Ok(None))
                     }
@@ -245,14 +249,26 @@ impl Server for SupState {
 
     async fn init(&mut self, ctx: &mut Context<Self>) -> Result<(), ExitReason> {
         ctx.trap_exit(true);
-        for i in 0..self.children.len() {
-            if let Err(reason) = self.start_child(i, ctx).await {
-                let id = Term::atom_or_binary(Arc::clone(&self.children[i].spec.id));
-                self.stop_all(ctx).await;
-                // Erlang's reason: `{shutdown, {failed_to_start_child, Id, Reason}}`.
-                let failed = Term::tuple([Term::atom("failed_to_start_child"), id, reason.into()]);
-                return Err(ExitReason::shutdown_with(failed));
+        let mut i = 0;
+        while i < self.children.len() {
+            match self.start_child(i, ctx).await {
+                // An ignored temporary child is not kept; any other ignored one is, with
+                // no process (OTP 25).
+                Ok(None) if self.children[i].spec.restart == Restart::Temporary => {
+                    self.children.remove(i);
+                    continue;
+                }
+                Ok(_) => {}
+                Err(reason) => {
+                    let id = Term::atom_or_binary(Arc::clone(&self.children[i].spec.id));
+                    self.stop_all(ctx).await;
+                    // Erlang's reason: `{shutdown, {failed_to_start_child, Id, Reason}}`.
+                    let failed =
+                        Term::tuple([Term::atom("failed_to_start_child"), id, reason.into()]);
+                    return Err(ExitReason::shutdown_with(failed));
+                }
             }
+            i += 1;
         }
         Ok(())
     }
