@@ -53,13 +53,13 @@ pub struct ServerRef<S: Server> {
 /// exits, as values).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
-    /// The server was not alive when called (Erlang's `noproc`, case P27).
+    /// The server was not alive when called (Erlang's `noproc`).
     #[error("noproc: the server is not alive")]
     NoProc,
-    /// No reply within the timeout; a reply that comes later is dropped (case P28).
+    /// No reply within the timeout; a reply that comes later is dropped.
     #[error("timeout: the server did not reply in time")]
     Timeout,
-    /// The server ended during the call, with this reason (case P29; `normal` too).
+    /// The server ended during the call, with this reason (`normal` too).
     #[error("the server exited during the call: {0}")]
     Exit(ExitReason),
     /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition).

@@ -53,7 +53,7 @@
 //! handler dropped the [`ReplyTo`] without answering (`NoReply`). The reply never travels
 //! through the caller's mailbox: it goes into a one-shot slot that the caller stops listening
 //! to when it gives up, so a late reply is dropped, never left behind as a stray message
-//! (what OTP 24's process aliases give `gen_server:call`, cases P27 to P29). The same is why
+//! (what OTP 24's process aliases give `gen_server:call`). The same is why
 //! any code may call a server: a process of any message type, a tokio task, a test.
 //!
 //! # Lifecycle

@@ -102,7 +102,9 @@ pub struct Supervisor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SupervisorRef(ServerRef<SupState>);
 
-/// One child, as [`SupervisorRef::which_children`] reports it.
+/// One child, as [`SupervisorRef::which_children`] reports it (Erlang's
+/// `{Id, Child, Type, Modules}`, without `Modules`: mote has no code modules to upgrade,
+/// and with the restart type, which OTP leaves out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildInfo {
     /// The child's id (for a dynamic supervisor's children: their spec's id, not unique).
