@@ -261,6 +261,12 @@ enum PCall {
     CallSelf(Option<&'static str>),
     /// Keep the `ReplyTo`, stop with this reason; `terminate` replies.
     StopReplyingInTerminate(ExitReason),
+    /// Send itself an exit signal with this reason; if `caught`, catch the unwind, await
+    /// once and reply.
+    ExitSelf {
+        reason: ExitReason,
+        caught: bool,
+    },
 }
 
 struct Probe {
@@ -335,6 +341,19 @@ impl Server for Probe {
                     None => ctx.server().call(PCall::Ping, t).await,
                 };
                 from.reply(answer.map(|_| "answered"));
+            }
+            PCall::ExitSelf { reason, caught } => {
+                let me = ctx.id();
+                if !caught {
+                    mote::exit(me, reason.clone());
+                }
+                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    mote::exit(me, reason)
+                }));
+                drop(caught);
+                // The signal ends the process here, at its first await after the catch.
+                mote::yield_now().await;
+                from.reply(Ok("survived"));
             }
             PCall::StopReplyingInTerminate(reason) => {
                 self.held = Some(from);
@@ -550,6 +569,9 @@ fn a_taken_name_gives_already_started_with_the_holder() {
     .unwrap();
 }
 
+/// ```erlang
+/// gen_server:cast(nobody_here, msg).   % ok
+/// ```
 #[test]
 fn cast_to_missing_name_is_silent() {
     mote::run(|_p: Process<Ev>| async move {
@@ -558,6 +580,10 @@ fn cast_to_missing_name_is_silent() {
     .unwrap();
 }
 
+/// ```erlang
+/// catch gen_server:call(nobody_here, ping).
+/// % {'EXIT', {noproc, {gen_server, call, [nobody_here, ping]}}}
+/// ```
 #[test]
 fn call_to_missing_name_is_noproc() {
     mote::run(|_p: Process<Ev>| async move {
@@ -639,6 +665,38 @@ fn terminate_runs_before_stop_returns_and_before_a_reply_sent_from_it() {
             .await;
         assert_eq!(r, Ok(Ok("replied")));
         assert_eq!(p.try_recv(), Some(Ev::Terminate(ExitReason::Normal)));
+    })
+    .unwrap();
+}
+
+/// ```erlang
+/// handle_call(die, _F, Log) -> catch exit(self(), boom), {reply, survived, Log}.
+/// terminate(R, Log) -> Log ! {terminate, R}.
+/// catch gen_server:call(P, die).
+/// % {'EXIT', {boom, {gen_server, call, [P, die]}}}: the server ended with boom, at once,
+/// % without replying and without terminate (the log stays empty)
+/// ```
+/// In mote the caught signal ends the server at its next await (here right after the
+/// catch; see "Deviations from Erlang/OTP" in docs/design.md for a handler that never
+/// awaits). Uncaught, the server loop's own catch must not run `terminate` either.
+#[test]
+fn an_exit_signal_a_server_sends_itself_ends_it_without_terminate() {
+    mote::run(|mut p: Process<Ev>| async move {
+        for caught in [true, false] {
+            let s = server::start(probe(p.pid(), InitAs::Ok)).await.unwrap();
+            init_ev(&mut p).await;
+            let call = PCall::ExitSelf {
+                reason: why("boom"),
+                caught,
+            };
+            let r = s.call(call, LONG).await;
+            assert_eq!(r, Err(CallError::Exit(why("boom"))), "caught: {caught}");
+            assert_eq!(
+                p.try_recv(),
+                None,
+                "terminate did not run (caught: {caught})"
+            );
+        }
     })
     .unwrap();
 }

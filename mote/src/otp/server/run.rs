@@ -125,6 +125,11 @@ pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>, next: N
             }
             Err(reason) => reason,
         };
+        // An exit signal it does not trap (one it sent itself, caught by `catching`) ends
+        // the process without `terminate`, as on the BEAM.
+        if ctx.process.is_exit_pending() {
+            return reason;
+        }
         // A panic in `terminate` ends the process with that panic's reason instead.
         let _ = catching(server.terminate(&reason, &mut ctx)).await;
         return reason;

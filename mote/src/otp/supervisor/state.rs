@@ -284,10 +284,9 @@ impl Server for SupState {
         Next::Continue
     }
 
+    /// A child's exit (the parent's is handled by the server loop: the supervisor stops
+    /// with its reason).
     async fn handle_exit(&mut self, exit: Exit, ctx: &mut Context<Self>) -> Next {
-        if Some(exit.from) == ctx.parent() {
-            return Next::Stop(exit.reason);
-        }
         match self.children.iter().position(|c| c.pid == Some(exit.from)) {
             Some(i) => self.child_exited(i, exit.reason, ctx).await,
             // A child already stopped or replaced, or a stranger: nothing to do.

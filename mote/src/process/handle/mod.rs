@@ -215,6 +215,12 @@ impl<M: Send + 'static> Process<M> {
         }
     }
 
+    /// Whether an exit signal this process does not trap is ending it (it ends at its next
+    /// await): code that would run on the way out (a server's `terminate`) must not.
+    pub(crate) fn is_exit_pending(&self) -> bool {
+        self.slot.is_exit_pending()
+    }
+
     pub(crate) fn publish_len(&self) {
         self.slot
             .publish_len(self.saved.as_ref().map_or(0, |s| s.len()));
@@ -430,5 +436,28 @@ impl<M> std::fmt::Debug for Process<M> {
         f.debug_struct("Process")
             .field("id", &self.slot.id())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Process;
+
+    #[test]
+    fn release_spare_memory_frees_an_empty_receive_buffer_and_keeps_a_full_one() {
+        crate::run(|mut p: Process<u8>| async move {
+            for n in [1, 2, 3] {
+                p.pid().send(n);
+            }
+            assert_eq!(p.recv_matching(|&n| n == 3).await, 3);
+            assert!(p.saved.as_ref().is_some_and(|s| s.len() == 2));
+            p.release_spare_memory();
+            assert!(p.saved.is_some(), "kept: it holds the skipped messages");
+            assert_eq!((p.recv().await, p.recv().await), (1, 2));
+            assert!(p.saved.is_some());
+            p.release_spare_memory();
+            assert!(p.saved.is_none(), "freed once empty");
+        })
+        .unwrap();
     }
 }
