@@ -35,7 +35,7 @@ async fn down_of(p: &mut Process<Msg>, r: mote::MonitorRef) -> Down {
 fn monitoring_oneself_gives_a_ref_and_never_a_down() {
     mote::run(|mut p: Process<Msg>| async move {
         let tx = p.pid();
-        let child = mote::spawn(move |mut c: Process<Msg>| async move {
+        let (_, r) = p.spawn_monitor(move |mut c: Process<Msg>| async move {
             let r = c.monitor(c.id());
             // A marker sent after the monitor is the first thing in the mailbox: no DOWN
             // (not even a `noproc` one) was delivered when the monitor was made.
@@ -49,7 +49,6 @@ fn monitoring_oneself_gives_a_ref_and_never_a_down() {
             tx.send(Signal::Msg("checked"));
             ExitReason::custom("done")
         });
-        let r = p.monitor(child);
         assert!(matches!(
             p.recv_timeout(WAIT).await,
             Some(Signal::Msg("checked"))
@@ -92,7 +91,7 @@ fn linking_oneself_is_a_successful_no_op() {
 fn exit_signal_to_oneself_ends_the_process_even_if_the_unwind_is_caught() {
     mote::run(|mut p: Process<Msg>| async move {
         // The process catches the unwind, then waits: the pending signal ends it.
-        let waits = mote::spawn(|mut c: Process<Msg>| async move {
+        let (_, r) = p.spawn_monitor(|mut c: Process<Msg>| async move {
             let me = c.id();
             let _ = catch_unwind(AssertUnwindSafe(|| {
                 mote::exit(me, ExitReason::custom("boom"))
@@ -100,18 +99,16 @@ fn exit_signal_to_oneself_ends_the_process_even_if_the_unwind_is_caught() {
             let _ = c.recv_timeout(WAIT).await;
             ExitReason::custom("survived")
         });
-        let r = p.monitor(waits);
         assert_eq!(down_of(&mut p, r).await.reason, ExitReason::custom("boom"));
 
         // The process catches the unwind and returns at once, in the same poll.
-        let returns = mote::spawn(|c: Process<Msg>| async move {
+        let (_, r) = p.spawn_monitor(|c: Process<Msg>| async move {
             let me = c.id();
             let _ = catch_unwind(AssertUnwindSafe(|| {
                 mote::exit(me, ExitReason::custom("boom"))
             }));
             ExitReason::custom("survived")
         });
-        let r = p.monitor(returns);
         assert_eq!(down_of(&mut p, r).await.reason, ExitReason::custom("boom"));
     })
     .unwrap();
@@ -130,13 +127,12 @@ fn normal_and_kill_to_oneself_end_the_process_even_if_caught() {
             (ExitReason::Normal, ExitReason::Normal),
             (ExitReason::Kill, ExitReason::Killed),
         ] {
-            let child = mote::spawn(move |mut c: Process<Msg>| async move {
+            let (_, r) = p.spawn_monitor(move |mut c: Process<Msg>| async move {
                 let me = c.id();
                 let _ = catch_unwind(AssertUnwindSafe(|| mote::exit(me, sent)));
                 let _ = c.recv_timeout(WAIT).await;
                 ExitReason::custom("survived")
             });
-            let r = p.monitor(child);
             assert_eq!(down_of(&mut p, r).await.reason, seen);
         }
     })
