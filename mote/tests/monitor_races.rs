@@ -27,7 +27,7 @@ fn demonitor_answers_what_is_delivered_when_the_target_ends_during_it() {
             let tested = p.monitor(target);
             let witness = p.monitor(target);
             mote::exit(target, ExitReason::Kill);
-            let still_active = p.demonitor(tested);
+            let still_active = p.demonitor_info(tested);
             let witness_down = p.recv_matching_timeout(|d| d.monitor == witness, WAIT);
             assert!(
                 witness_down.await.is_some(),

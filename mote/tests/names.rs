@@ -107,7 +107,7 @@ fn a_name_monitor_can_be_removed() {
     mote::run(|mut p: Process<Msg>| async move {
         let h = holder("names_h5");
         let r = p.monitor_name("names_h5").unwrap();
-        assert!(p.demonitor(r));
+        assert!(p.demonitor_info(r));
         let witness = p.monitor(h);
         h.send(ExitReason::custom("boom"));
         let down = next_down(&mut p).await;

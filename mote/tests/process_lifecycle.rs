@@ -345,7 +345,7 @@ fn monitor_dead_pid() {
             other => panic!("expected a DOWN, got {other:?}"),
         }
         // The monitor is not active any more.
-        assert!(!o.demonitor(r));
+        assert!(!o.demonitor_info(r));
         assert_eq!(o.try_recv().map(|_| ()), None, "exactly one DOWN");
 
         // A stale pid never reaches a newer process that reuses its table entry (rustdoc of

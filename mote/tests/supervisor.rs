@@ -604,9 +604,12 @@ fn child_api_errors() {
         let running = |id: &str| SupervisorError::Running(id.into());
         assert_eq!(sup.restart_child("a").await, Err(running("a")));
         assert_eq!(sup.delete_child("a").await, Err(running("a")));
+        // OTP 25: `supervisor:start_child(S, Spec)` with the id of a running child answers
+        // `{error, {already_started, Pid}}`; of a child that is not running,
+        // `{error, already_present}` (checked below, after the terminate).
         assert_eq!(
             sup.start_child(worker("a", t)).await,
-            Err(SupervisorError::AlreadyPresent("a".into()))
+            Err(SupervisorError::AlreadyStarted(a))
         );
         // Nothing of that touched a.
         assert_eq!(pid_of(&sup, "a").await, Some(a));
@@ -619,6 +622,10 @@ fn child_api_errors() {
             sup.terminate_child("a").await,
             Ok(()),
             "already stopped: ok"
+        );
+        assert_eq!(
+            sup.start_child(worker("a", t)).await,
+            Err(SupervisorError::AlreadyPresent("a".into()))
         );
         let a2 = sup.restart_child("a").await.expect("restarts");
         assert_eq!(started(&mut p, "a").await.id(), a2);
@@ -673,4 +680,241 @@ fn child_api_errors() {
         assert_eq!(sup.which_children().await, Err(CallError::NoProc));
         assert_eq!(sup.count_children().await, Err(CallError::NoProc));
     });
+}
+
+// ---------------------------------------------------------------------------------------
+// Ignored children and the child API in every state of a child, as OTP 25 answers. The
+// Erlang side is a supervisor `sup` (one_for_one) whose child start functions are
+// `start_ignore() -> ignore`, `start_worker() -> {ok, spawn_link(...)}`.
+// ---------------------------------------------------------------------------------------
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use mote::server::Init;
+use mote::supervisor::ChildCounts;
+
+/// A server child whose `init` answers ignore while `on` is false.
+struct Switch {
+    t: Pid<TMsg>,
+    on: Arc<AtomicBool>,
+}
+
+impl Server for Switch {
+    type Call = ();
+    type Reply = ();
+    type Cast = ExitReason;
+    type Info = ();
+
+    async fn init_full(&mut self, ctx: &mut Context<Self>) -> Init {
+        if !self.on.load(Ordering::SeqCst) {
+            return Init::Ignore;
+        }
+        self.t.send(TMsg::Raw(ctx.id()));
+        Init::Ok
+    }
+
+    async fn handle_cast(&mut self, reason: ExitReason, _: &mut Context<Self>) -> Next {
+        Next::Stop(reason)
+    }
+}
+
+fn switch(tag: &'static str, t: Pid<TMsg>, on: &Arc<AtomicBool>) -> ChildSpec {
+    let on = Arc::clone(on);
+    ChildSpec::server(tag, move || Switch {
+        t,
+        on: Arc::clone(&on),
+    })
+}
+
+/// The next `Raw` start report, within [`WAIT`].
+async fn switched_on(p: &mut Process<TMsg>) -> ProcessId {
+    match p
+        .recv_matching_timeout(|m| matches!(m, TMsg::Raw(_)), WAIT)
+        .await
+    {
+        Some(TMsg::Raw(pid)) => pid,
+        _ => panic!("no Switch started within {WAIT:?}"),
+    }
+}
+
+fn counts(specs: usize, active: usize, supervisors: usize, workers: usize) -> ChildCounts {
+    ChildCounts {
+        specs,
+        active,
+        supervisors,
+        workers,
+    }
+}
+
+/// ```erlang
+/// init(static) -> {ok, {#{strategy => one_for_one},
+///     [#{id => p, start => {sup3, ig, []}},
+///      #{id => t, start => {sup3, ig, []}, restart => temporary}]}}.
+/// supervisor:which_children(S).   % [{p, undefined, worker, [sup3]}]: the temporary is gone
+/// supervisor:start_child(S, spec(ig, start_ignore, permanent)).   % {ok, undefined}
+/// supervisor:start_child(S, spec(igt, start_ignore, temporary)).  % {ok, undefined}
+/// supervisor:which_children(S).   % only ig is listed, with pid undefined
+/// supervisor:start_child(S, spec(ig, start_ignore, permanent)).   % {error, already_present}
+/// supervisor:restart_child(S, ig).      % {ok, undefined}: ignored again
+/// supervisor:terminate_child(S, ig).    % ok
+/// supervisor:delete_child(S, ig).       % ok
+/// ```
+#[test]
+fn a_child_whose_start_answers_ignore_is_kept_with_no_pid() {
+    run(|p| async move {
+        let t = p.pid();
+        let off = Arc::new(AtomicBool::new(false));
+        let sup = Supervisor::new(Strategy::OneForOne)
+            .child(switch("p", t, &off))
+            .child(switch("t", t, &off).restart(Restart::Temporary))
+            .start_link()
+            .await
+            .expect("the supervisor starts");
+        assert_eq!(ids(&sup).await, ["p"]);
+        assert_eq!(pid_of(&sup, "p").await, None);
+        assert_eq!(
+            sup.start_child(switch("ig", t, &off)).await,
+            Ok(ProcessId::NONE)
+        );
+        let temporary = switch("igt", t, &off).restart(Restart::Temporary);
+        assert_eq!(sup.start_child(temporary).await, Ok(ProcessId::NONE));
+        assert_eq!(ids(&sup).await, ["p", "ig"]);
+        assert_eq!(sup.count_children().await.unwrap(), counts(2, 0, 0, 2));
+        assert_eq!(
+            sup.start_child(switch("ig", t, &off)).await,
+            Err(SupervisorError::AlreadyPresent("ig".into()))
+        );
+        assert_eq!(sup.restart_child("ig").await, Ok(ProcessId::NONE));
+        assert_eq!(sup.terminate_child("ig").await, Ok(()));
+        assert_eq!(sup.delete_child("ig").await, Ok(()));
+        assert_eq!(ids(&sup).await, ["p"]);
+    })
+}
+
+/// OTP: `supervisor:restart_child(S, ig)` on an ignored child whose start now succeeds
+/// answers `{ok, Pid}`; the child then runs like any other (`{error, running}` to a second
+/// restart, counted as active).
+#[test]
+fn an_ignored_child_can_be_restarted_later() {
+    run(|mut p| async move {
+        let t = p.pid();
+        let on = Arc::new(AtomicBool::new(false));
+        let sup = Supervisor::new(Strategy::OneForOne)
+            .child(switch("late", t, &on))
+            .start_link()
+            .await
+            .expect("the supervisor starts");
+        assert_eq!(sup.count_children().await.unwrap(), counts(1, 0, 0, 1));
+        on.store(true, Ordering::SeqCst);
+        let pid = sup.restart_child("late").await.expect("restarts");
+        assert_eq!(switched_on(&mut p).await, pid);
+        assert_eq!(pid_of(&sup, "late").await, Some(pid));
+        assert_eq!(sup.count_children().await.unwrap(), counts(1, 1, 0, 1));
+        assert_eq!(
+            sup.restart_child("late").await,
+            Err(SupervisorError::Running("late".into()))
+        );
+        assert_eq!(
+            sup.start_child(switch("late", t, &on)).await,
+            Err(SupervisorError::AlreadyStarted(pid))
+        );
+    })
+}
+
+/// ```erlang
+/// start() -> case persistent_term:get(sup2_n, 0) of
+///              0 -> persistent_term:put(sup2_n, 1), {ok, spawn_link(...)};
+///              _ -> ignore end.
+/// {ok, W} = supervisor:start_child(S, #{id => w, start => {sup2, start, []}}),
+/// W ! boom.   % the restart answers ignore:
+/// supervisor:which_children(S).   % [{w, undefined, worker, [sup2]}]
+/// supervisor:count_children(S).   % [{specs,1}, {active,0}, {supervisors,0}, {workers,1}]
+/// ```
+#[test]
+fn a_restart_that_answers_ignore_keeps_the_child_with_no_pid() {
+    run(|mut p| async move {
+        let t = p.pid();
+        let on = Arc::new(AtomicBool::new(true));
+        let sup = Supervisor::new(Strategy::OneForOne)
+            .intensity(10, HOUR)
+            .start_link()
+            .await
+            .expect("the supervisor starts");
+        let w = sup.start_child(switch("w", t, &on)).await.unwrap();
+        assert_eq!(switched_on(&mut p).await, w);
+        on.store(false, Ordering::SeqCst);
+        p.monitor(w);
+        mote::exit(w, ExitReason::custom("boom"));
+        assert_eq!(down(&mut p, w).await, ExitReason::custom("boom"));
+        poll("the restart has been tried", || async {
+            pid_of(&sup, "w").await.is_none()
+        })
+        .await;
+        assert_eq!(sup.count_children().await.unwrap(), counts(1, 0, 0, 1));
+        assert!(mote::is_alive(sup.id()));
+    })
+}
+
+/// ```erlang
+/// init(dyn) -> {ok, {#{strategy => simple_one_for_one},
+///                    [#{id => d, start => {sup3, ig, []}}]}}.
+/// supervisor:start_child(D, []).   % {ok, undefined}
+/// supervisor:which_children(D).    % []: nothing kept
+/// ```
+#[test]
+fn a_dynamic_supervisor_keeps_no_ignored_child() {
+    run(|p| async move {
+        let off = Arc::new(AtomicBool::new(false));
+        let sup = DynamicSupervisor::new()
+            .start_link()
+            .await
+            .expect("the supervisor starts");
+        let r = sup.start_child(switch("d", p.pid(), &off)).await;
+        assert_eq!(r, Ok(ProcessId::NONE));
+        assert_eq!(sup.count_children().await.unwrap().specs, 0);
+    })
+}
+
+/// The rest of the table, OTP 25's answers (child `w` a running worker):
+///
+/// ```erlang
+/// supervisor:count_children(S).      % [{specs,1},{active,1},{supervisors,0},{workers,1}]
+/// supervisor:terminate_child(S, w).  % ok
+/// supervisor:which_children(S).      % [{w, undefined, worker, [sup]}]
+/// supervisor:count_children(S).      % [{specs,1},{active,0},{supervisors,0},{workers,1}]
+/// supervisor:terminate_child(S, w).  % ok (already terminated)
+/// supervisor:delete_child(S, w).     % ok, then for an absent id:
+/// supervisor:restart_child(S, w).    % {error, not_found}
+/// supervisor:terminate_child(S, w).  % {error, not_found}
+/// supervisor:delete_child(S, w).     % {error, not_found}
+/// {ok, T} = supervisor:start_child(S, spec(t, start_worker, temporary)),
+/// supervisor:terminate_child(S, t).  % ok, and t is no longer listed
+/// ```
+#[test]
+fn child_api_answers_as_otp_for_running_terminated_and_absent_children() {
+    run(|mut p| async move {
+        let t = p.pid();
+        let sup = Supervisor::new(Strategy::OneForOne)
+            .start_link()
+            .await
+            .expect("the supervisor starts");
+        let w = sup.start_child(worker("w", t)).await.unwrap();
+        assert_eq!(started(&mut p, "w").await.id(), w);
+        assert_eq!(sup.count_children().await.unwrap(), counts(1, 1, 0, 1));
+        assert_eq!(sup.terminate_child("w").await, Ok(()));
+        assert_eq!(pid_of(&sup, "w").await, None);
+        assert_eq!(sup.count_children().await.unwrap(), counts(1, 0, 0, 1));
+        assert_eq!(sup.terminate_child("w").await, Ok(()));
+        assert_eq!(sup.delete_child("w").await, Ok(()));
+        let nf = SupervisorError::NotFound("w".into());
+        assert_eq!(sup.restart_child("w").await, Err(nf.clone()));
+        assert_eq!(sup.terminate_child("w").await, Err(nf.clone()));
+        assert_eq!(sup.delete_child("w").await, Err(nf));
+        sup.start_child(worker("t", t).restart(Restart::Temporary))
+            .await
+            .unwrap();
+        assert_eq!(sup.terminate_child("t").await, Ok(()));
+        assert!(ids(&sup).await.is_empty());
+    })
 }

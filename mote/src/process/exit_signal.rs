@@ -29,16 +29,21 @@ pub fn exit(target: impl Into<ProcessId>, reason: ExitReason) {
     let target = target.into();
     let from = self_id().unwrap_or(ProcessId::NONE);
     if from == target {
-        // A signal to oneself that ends the caller ends it now: the call does not return
-        // (Erlang, case P07). A trapped one becomes a message, like any other.
+        // A signal to oneself is a signal: it is recorded as the process's pending exit
+        // (or, trapped, queued as a message) before anything else happens, so catching the
+        // unwind below cannot keep the process alive: it ends at its next poll at the latest
+        // (BEAM: `catch exit(self(), boom)` still ends the process with `boom`). Untrapped,
+        // it ends the caller now: the call does not return.
         let trapping = signals::peek_live(from, |_, s| s.as_ref().is_some_and(|s| s.trap_exit))
             .unwrap_or(false);
+        signals::exit_signal(target, from, reason.clone(), false);
         if reason == ExitReason::Kill {
             std::panic::resume_unwind(Box::new(ExitNow(ExitReason::Killed)));
         }
         if !trapping {
             std::panic::resume_unwind(Box::new(ExitNow(reason)));
         }
+        return;
     }
     signals::exit_signal(target, from, reason, false);
 }

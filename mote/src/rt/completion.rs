@@ -5,7 +5,7 @@
 //! [`Completion`] is an exit listener, so if that process ends first, the waiter wakes with
 //! its exit reason instead of hanging. When the waiter gives up ([`Completion::close`]), a
 //! late value is dropped where it is produced: nothing stray ever reaches a mailbox, which is
-//! what Erlang's process aliases buy a `gen_server:call` since OTP 24 (case P28).
+//! what Erlang's process aliases buy a `gen_server:call` since OTP 24.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -64,6 +64,9 @@ where
                     current::leave();
                     return Poll::Pending;
                 }
+                // An exit signal that arrived during the poll wins over how the future ended:
+                // the signal came first (e.g. a signal to oneself whose unwind was caught).
+                _ if slot.is_exit_pending() => signals::take_pending_exit(slot),
                 Ok(Poll::Ready(output)) => output.into_exit_reason(),
                 Err(payload) => reason_of(payload),
             }

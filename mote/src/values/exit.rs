@@ -16,7 +16,7 @@ use crate::values::term::{Atom, Term};
 /// `Normal` is the only reason that does not take down linked processes that do not trap
 /// exits. `Kill` is special only when sent with [`exit`](crate::exit): it cannot be trapped
 /// and the victim ends with `Killed`; a process that *ends itself* with `Kill` passes a plain,
-/// trappable `Kill` on to its links (Erlang's rule, case P09).
+/// trappable `Kill` on to its links (Erlang's rule).
 ///
 /// Each reason has one form, so reasons compare as the terms they are: the atom `normal` is
 /// [`ExitReason::Normal`], never a [`Custom`](ExitReason::Custom) holding it

@@ -53,13 +53,13 @@ pub struct ServerRef<S: Server> {
 /// exits, as values).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
-    /// The server was not alive when called (Erlang's `noproc`, case P27).
+    /// The server was not alive when called (Erlang's `noproc`).
     #[error("noproc: the server is not alive")]
     NoProc,
-    /// No reply within the timeout; a reply that comes later is dropped (case P28).
+    /// No reply within the timeout; a reply that comes later is dropped.
     #[error("timeout: the server did not reply in time")]
     Timeout,
-    /// The server ended during the call, with this reason (case P29; `normal` too).
+    /// The server ended during the call, with this reason (`normal` too).
     #[error("the server exited during the call: {0}")]
     Exit(ExitReason),
     /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition).
@@ -68,6 +68,74 @@ pub enum CallError {
     /// A server called itself, which could only time out (Erlang's `calling_self`).
     #[error("calling_self: a server cannot call itself")]
     CallingSelf,
+    /// [`call_named`]: the name is held by a process that is not a server of this type
+    /// ([`RegistryError::WrongType`]; Erlang, untyped, would send the request anyway).
+    #[error(transparent)]
+    Name(RegistryError),
+}
+
+/// Calls the server registered as `name` (Erlang's `gen_server:call(Name, Request,
+/// Timeout)`): the name is resolved when the request is sent, so the caller need not look
+/// it up first. Nobody holding the name fails at once with [`CallError::NoProc`]; a
+/// server calling itself by its own name gets [`CallError::CallingSelf`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::{self, CallError, Context, Next, ReplyTo, Server, ServerOptions};
+///
+/// struct Echo;
+/// impl Server for Echo {
+///     type Call = u8;
+///     type Reply = u8;
+///     type Cast = ();
+///     type Info = ();
+///     async fn handle_call(&mut self, n: u8, from: ReplyTo<u8>, _: &mut Context<Self>) -> Next {
+///         from.reply(n);
+///         Next::Continue
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let t = Duration::from_secs(5);
+///     assert_eq!(server::call_named::<Echo>("echo_doc", 1, t).await, Err(CallError::NoProc));
+///     ServerOptions::new().name("echo_doc").start(Echo).await.unwrap();
+///     assert_eq!(server::call_named::<Echo>("echo_doc", 7, t).await, Ok(7));
+/// })
+/// .unwrap();
+/// ```
+pub fn call_named<S: Server>(
+    name: &str,
+    request: S::Call,
+    timeout: Duration,
+) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
+    let server = match crate::process::registry::lookup::<Envelope<S>>(name) {
+        Ok(pid) => Ok(ServerRef::<S>::from_pid(pid)),
+        Err(e @ RegistryError::WrongType { .. }) => Err(CallError::Name(e)),
+        Err(_) => Err(CallError::NoProc),
+    };
+    let call = server.map(|server| server.call(request, timeout));
+    async move { call?.await }
+}
+
+/// Casts to the server registered as `name` (Erlang's `gen_server:cast(Name, Request)`):
+/// always a silent success, as in OTP, even when nobody holds the name (or, mote's
+/// addition, when its holder is not a server of this type: the message is dropped).
+///
+/// ```
+/// use mote::server::{self, Server};
+///
+/// struct Sink;
+/// impl Server for Sink { type Call = (); type Reply = (); type Cast = u8; type Info = (); }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     server::cast_named::<Sink>("nobody_sinks_here", 1); // no error, no panic
+/// })
+/// .unwrap();
+/// ```
+pub fn cast_named<S: Server>(name: &str, message: S::Cast) {
+    if let Ok(pid) = crate::process::registry::lookup::<Envelope<S>>(name) {
+        ServerRef::<S>::from_pid(pid).cast(message);
+    }
 }
 
 /// Why a [`ServerRef::stop`] did not end as asked.

@@ -53,17 +53,36 @@
 //! handler dropped the [`ReplyTo`] without answering (`NoReply`). The reply never travels
 //! through the caller's mailbox: it goes into a one-shot slot that the caller stops listening
 //! to when it gives up, so a late reply is dropped, never left behind as a stray message
-//! (what OTP 24's process aliases give `gen_server:call`, cases P27 to P29). The same is why
+//! (what OTP 24's process aliases give `gen_server:call`). The same is why
 //! any code may call a server: a process of any message type, a tokio task, a test.
 //!
 //! # Lifecycle
 //!
-//! [`start`] (or [`ServerOptions`] for a name, a link to the caller, a bounded mailbox)
-//! spawns the process and waits until [`Server::init`] has run, returning its error if it
-//! failed. The server ends when a handler returns [`Next::Stop`], on [`ServerRef::stop`],
-//! when its parent (the process that started it linked) exits and it traps exits, or when a
-//! handler panics; in each of these cases [`Server::terminate`] runs first. An untrappable
+//! [`start`] (or [`ServerOptions`] for a name, a link to the caller, a bounded mailbox, a
+//! start timeout) spawns the process and waits until [`Server::init`] (or
+//! [`Server::init_full`], which may also answer ignore, a timeout, hibernate or continue:
+//! [`Init`]) has run, returning its error if it failed. The server ends when a handler
+//! returns [`Next::Stop`], on [`ServerRef::stop`], when its parent (the process that started
+//! it linked) exits and it traps exits (handled by the server loop, as `gen_server` does),
+//! or when a handler panics; in each of these cases [`Server::terminate`] runs first, and
+//! [`ServerRef::stop`] returns once it has run and the process has ended. An untrappable
 //! kill, or an exit signal while not trapping, ends it without `terminate`, as on the BEAM.
+//!
+//! # Deviations from `gen_server`
+//!
+//! * A call's reply is sent when the handler calls [`ReplyTo::reply`]. So a handler that
+//!   replies and then answers [`Next::Stop`] replies *before* `terminate` runs, where
+//!   `gen_server`'s `{stop, Reason, Reply, State}` runs `terminate` first. For OTP's order,
+//!   keep the `ReplyTo` in the state and reply from [`Server::terminate`].
+//! * A [`Next::Timeout`] that runs out calls [`Server::handle_timeout`], not `handle_info`
+//!   with the atom `timeout` (info messages are typed).
+//! * [`Next::Hibernate`] releases what a mote process has spare (its receive buffer); the
+//!   BEAM also compacts the heap and drops the stack, which a mote process does not have.
+//! * The continue term of [`Next::ContinueWith`] is a [`Term`](crate::term::Term), not a
+//!   type of the server's own (a new associated type would break every existing server).
+//! * Addressing a server as `{Name, Node}` is not supported here (distribution is a layer
+//!   of its own); by pid ([`ServerRef`]) and by local name ([`call_named`],
+//!   [`cast_named`]) are.
 
 mod context;
 mod handle;
@@ -74,20 +93,106 @@ mod start;
 use std::future::Future;
 
 pub use context::Context;
-pub use handle::{CallError, ServerRef, StopError};
+pub use handle::{call_named, cast_named, CallError, ServerRef, StopError};
 pub use reply::ReplyTo;
 pub use run::Envelope;
 pub use start::{start, start_link, ServerOptions, StartError};
 
-use crate::values::exit::{Down, Exit, ExitReason};
+use std::time::Duration;
 
-/// What a server does after handling a message.
+use crate::values::exit::{Down, Exit, ExitReason};
+use crate::values::term::Term;
+
+/// What a server does after handling a message (the tail of `gen_server`'s
+/// `{noreply, State, ...}` and `{reply, Reply, State, ...}` results).
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::server::Next;
+/// use mote::term::Term;
+///
+/// let after = [
+///     Next::Continue,                                // {noreply, S}
+///     Next::Timeout(Duration::from_millis(50)),      // {noreply, S, 50}
+///     Next::Hibernate,                               // {noreply, S, hibernate}
+///     Next::ContinueWith(Term::atom("load")),        // {noreply, S, {continue, load}}
+///     Next::Stop(mote::ExitReason::Normal),          // {stop, normal, S}
+/// ];
+/// assert_eq!(after.len(), 5);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {
     /// Wait for the next message.
     Continue,
+    /// Wait for the next message, at most this long: if none (of any kind) arrives in
+    /// time, [`Server::handle_timeout`] runs. Any message cancels the timeout. Erlang's
+    /// `{noreply, State, Timeout}`; [`Duration::MAX`] is `infinity`.
+    Timeout(Duration),
+    /// Wait for the next message after releasing the server's spare memory (Erlang's
+    /// `hibernate`). What mote can release is the process's own receive buffer (the list
+    /// of messages a selective receive skipped): it is freed when empty, else shrunk to
+    /// its contents. The server's state belongs to the callbacks: shrink its buffers
+    /// (`shrink_to_fit`) before answering `Hibernate`. Deviation: the BEAM also
+    /// compacts the process's heap and drops its stack; a mote process has neither.
+    Hibernate,
+    /// Run [`Server::handle_continue`] with this term before taking the next message
+    /// (Erlang's `{continue, Term}`).
+    ContinueWith(Term),
     /// Run [`Server::terminate`] with this reason, then end with it.
     Stop(ExitReason),
+}
+
+/// What [`Server::init_full`] answers: Erlang's `init/1` results.
+///
+/// `Result<(), ExitReason>` (what [`Server::init`] answers) converts into it: `Ok(())` is
+/// [`Init::Ok`], `Err(reason)` is [`Init::Stop`].
+///
+/// ```
+/// use mote::server::Init;
+/// assert_eq!(Init::from(Ok(())), Init::Ok);
+/// assert_eq!(Init::from(Err(mote::ExitReason::custom("bad"))), Init::Stop(mote::ExitReason::custom("bad")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Init {
+    /// Started (`{ok, State}`): the server waits for its first message.
+    Ok,
+    /// Started, and the first message is awaited at most this long
+    /// (`{ok, State, Timeout}`; see [`Next::Timeout`]).
+    Timeout(Duration),
+    /// Started, and hibernates at once (`{ok, State, hibernate}`; see [`Next::Hibernate`]).
+    Hibernate,
+    /// Started, and runs [`Server::handle_continue`] with this term before any message
+    /// (`{ok, State, {continue, Term}}`). The starter has its answer before then.
+    ContinueWith(Term),
+    /// Not started, without error (`ignore`): the process ends with `normal` and the
+    /// starter gets [`StartError::Ignored`]; a supervisor keeps such a child, with no
+    /// process.
+    Ignore,
+    /// Not started (`{stop, Reason}`): the process ends with `reason` and the starter gets
+    /// [`StartError::Init`] with it.
+    Stop(ExitReason),
+}
+
+impl From<Result<(), ExitReason>> for Init {
+    fn from(result: Result<(), ExitReason>) -> Self {
+        match result {
+            Ok(()) => Init::Ok,
+            Err(reason) => Init::Stop(reason),
+        }
+    }
+}
+
+impl Init {
+    /// What the server does once started, or `Err` with the start's outcome.
+    pub(crate) fn into_next(self) -> Result<Next, Init> {
+        match self {
+            Init::Ok => Ok(Next::Continue),
+            Init::Timeout(t) => Ok(Next::Timeout(t)),
+            Init::Hibernate => Ok(Next::Hibernate),
+            Init::ContinueWith(t) => Ok(Next::ContinueWith(t)),
+            other => Err(other),
+        }
+    }
 }
 
 /// The callbacks of a server process (Erlang's `gen_server` behaviour); the implementing
@@ -110,13 +215,80 @@ pub trait Server: Sized + Send + 'static {
     type Info: Send + 'static;
 
     /// Runs in the new process before [`start`] returns; an error ends the process with
-    /// that reason and [`start`] returns it (as [`StartError::Init`]).
+    /// that reason and [`start`] returns it (as [`StartError::Init`]). For Erlang's other
+    /// answers (ignore, a timeout, hibernate, continue) implement [`Server::init_full`]
+    /// instead.
     fn init(
         &mut self,
         ctx: &mut Context<Self>,
     ) -> impl Future<Output = Result<(), ExitReason>> + Send {
         let _ = ctx;
         async { Ok(()) }
+    }
+
+    /// Erlang's `init/1` with every answer it may give ([`Init`]): what the server runs
+    /// before [`start`] returns. The default runs [`Server::init`] and converts its
+    /// answer; implement one of the two.
+    ///
+    /// ```
+    /// use mote::server::{self, Context, Init, Next, Server, StartError};
+    /// use mote::term::Term;
+    ///
+    /// struct Lazy { loaded: bool, enabled: bool }
+    /// impl Server for Lazy {
+    ///     type Call = ();
+    ///     type Reply = bool;
+    ///     type Cast = ();
+    ///     type Info = ();
+    ///     async fn init_full(&mut self, _: &mut Context<Self>) -> Init {
+    ///         if !self.enabled {
+    ///             return Init::Ignore;
+    ///         }
+    ///         // Answer the starter now, load before the first message.
+    ///         Init::ContinueWith(Term::atom("load"))
+    ///     }
+    ///     async fn handle_continue(&mut self, _: Term, _: &mut Context<Self>) -> Next {
+    ///         self.loaded = true;
+    ///         Next::Continue
+    ///     }
+    ///     async fn handle_call(&mut self, _: (), from: server::ReplyTo<bool>, _: &mut Context<Self>) -> Next {
+    ///         from.reply(self.loaded);
+    ///         Next::Continue
+    ///     }
+    /// }
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let off = server::start(Lazy { loaded: false, enabled: false }).await;
+    ///     assert_eq!(off, Err(StartError::Ignored));
+    ///     let on = server::start(Lazy { loaded: false, enabled: true }).await.unwrap();
+    ///     assert_eq!(on.call((), std::time::Duration::from_secs(5)).await, Ok(true));
+    /// })
+    /// .unwrap();
+    /// ```
+    fn init_full(&mut self, ctx: &mut Context<Self>) -> impl Future<Output = Init> + Send {
+        let init = self.init(ctx);
+        async move { Init::from(init.await) }
+    }
+
+    /// Runs when a callback answered [`Next::ContinueWith`] (or `init` answered
+    /// [`Init::ContinueWith`]), before the next message (Erlang's `handle_continue/2`).
+    /// The default does nothing.
+    fn handle_continue(
+        &mut self,
+        continue_with: Term,
+        ctx: &mut Context<Self>,
+    ) -> impl Future<Output = Next> + Send {
+        let _ = (continue_with, ctx);
+        async { Next::Continue }
+    }
+
+    /// Runs when a [`Next::Timeout`] (or [`Init::Timeout`]) ran out with no message.
+    /// Deviation: Erlang sends the atom `timeout` to `handle_info`; a mote server's info
+    /// messages have a type of their own, which need not have such a value, so the timeout
+    /// has a callback of its own. The default does nothing.
+    fn handle_timeout(&mut self, ctx: &mut Context<Self>) -> impl Future<Output = Next> + Send {
+        let _ = ctx;
+        async { Next::Continue }
     }
 
     /// Handles a call. Answer with [`ReplyTo::reply`], now or later: `from` may be kept in
@@ -155,10 +327,9 @@ pub trait Server: Sized + Send + 'static {
     }
 
     /// Handles a trapped exit signal (only a server that called
-    /// [`Context::trap_exit`] gets them).
-    ///
-    /// The default is `gen_server`'s: an exit from the parent stops the server with the
-    /// same reason (after [`Server::terminate`]); others are ignored.
+    /// [`Context::trap_exit`] gets them), except its parent's: as in `gen_server`, the
+    /// server loop itself stops the server with the parent's reason (after
+    /// [`Server::terminate`]) without calling this. The default ignores the others.
     fn handle_exit(
         &mut self,
         exit: Exit,

@@ -68,7 +68,12 @@ pub struct ReplyTo<R> {
 pub(crate) struct NoReply;
 
 impl<R> ReplyTo<R> {
-    /// Answers the call. Does nothing if the caller has given up.
+    /// Answers the call, at once. Does nothing if the caller has given up.
+    ///
+    /// Deviation: a handler that replies and then answers
+    /// [`Next::Stop`](super::Next::Stop) replies before [`Server::terminate`](super::Server::terminate)
+    /// runs, where `gen_server`'s `{stop, Reason, Reply, State}` runs `terminate` first;
+    /// keep the `ReplyTo` in the state and reply from `terminate` for OTP's order.
     pub fn reply(mut self, reply: R) {
         if let Some(slot) = self.slot.take() {
             let _ = slot.complete(Ok(reply));

@@ -37,8 +37,11 @@ use crate::values::exit::{Down, Exit, ExitReason};
 /// mote::run(|_p: mote::Process<()>| async move {
 ///     let logger = server::start(Logger(Vec::new())).await.unwrap();
 ///     mote::send_after(logger.pid(), Envelope::info("later".to_string()), Duration::from_millis(1));
-///     mote::sleep(Duration::from_millis(20)).await;
-///     assert_eq!(logger.call((), Duration::from_secs(1)).await.unwrap(), ["later"]);
+///     let t = Duration::from_secs(5);
+///     while logger.call((), t).await.unwrap().is_empty() {
+///         mote::sleep(Duration::from_millis(1)).await;
+///     }
+///     assert_eq!(logger.call((), t).await.unwrap(), ["later"]);
 /// })
 /// .unwrap();
 /// ```
@@ -88,40 +91,77 @@ impl<S: Server> std::fmt::Debug for Envelope<S> {
     }
 }
 
-/// Serves messages until a callback stops the server; returns the exit reason.
+/// Serves messages until a callback stops the server; returns the exit reason. `next` is
+/// what `init` asked for (wait, a timeout, hibernate, continue).
 ///
 /// A panic (or [`Process::exit`](crate::Process::exit)) in a callback is caught so that
 /// [`Server::terminate`] runs, as `gen_server` does; the process then ends with the panic's
 /// reason.
-pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>) -> ExitReason {
+pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>, next: Next) -> ExitReason {
+    let mut next = next;
     loop {
-        let Envelope(msg) = ctx.process.recv().await;
-        let handled = match msg {
-            Msg::Call(request, from) => {
-                let slot = from.slot.clone();
-                let next = catching(server.handle_call(request, from, &mut ctx)).await;
-                if let (Ok(Next::Continue), Some(slot)) = (&next, slot) {
-                    // Dropped without a reply, and no exit will explain it: say so now.
-                    if slot.is_abandoned() {
-                        let _ = slot.complete(Err(NoReply));
-                    }
-                }
-                next
+        let handled = match next {
+            Next::Continue => {
+                let Envelope(msg) = ctx.process.recv().await;
+                dispatch(&mut server, &mut ctx, msg).await
             }
-            Msg::Cast(message) => catching(server.handle_cast(message, &mut ctx)).await,
-            Msg::Info(message) => catching(server.handle_info(message, &mut ctx)).await,
-            Msg::Exit(exit) => catching(server.handle_exit(exit, &mut ctx)).await,
-            Msg::Down(down) => catching(server.handle_down(*down, &mut ctx)).await,
-            Msg::Stop(reason) => Ok(Next::Stop(reason)),
+            Next::Timeout(limit) => match ctx.process.recv_timeout(limit).await {
+                Some(Envelope(msg)) => dispatch(&mut server, &mut ctx, msg).await,
+                None => catching(server.handle_timeout(&mut ctx)).await,
+            },
+            Next::Hibernate => {
+                ctx.process.release_spare_memory();
+                let Envelope(msg) = ctx.process.recv().await;
+                dispatch(&mut server, &mut ctx, msg).await
+            }
+            Next::ContinueWith(term) => catching(server.handle_continue(term, &mut ctx)).await,
+            Next::Stop(reason) => Ok(Next::Stop(reason)),
         };
         let reason = match handled {
-            Ok(Next::Continue) => continue,
             Ok(Next::Stop(reason)) => reason,
+            Ok(then) => {
+                next = then;
+                continue;
+            }
             Err(reason) => reason,
         };
+        // An exit signal it does not trap (one it sent itself, caught by `catching`) ends
+        // the process without `terminate`, as on the BEAM.
+        if ctx.process.is_exit_pending() {
+            return reason;
+        }
         // A panic in `terminate` ends the process with that panic's reason instead.
         let _ = catching(server.terminate(&reason, &mut ctx)).await;
         return reason;
+    }
+}
+
+/// Handles one message with its callback.
+async fn dispatch<S: Server>(
+    server: &mut S,
+    ctx: &mut Context<S>,
+    msg: Msg<S>,
+) -> Result<Next, ExitReason> {
+    match msg {
+        Msg::Call(request, from) => {
+            let slot = from.slot.clone();
+            let next = catching(server.handle_call(request, from, ctx)).await;
+            if let (Ok(n), Some(slot)) = (&next, slot) {
+                // Dropped without a reply, and no exit will explain it: say so now.
+                if !matches!(n, Next::Stop(_)) && slot.is_abandoned() {
+                    let _ = slot.complete(Err(NoReply));
+                }
+            }
+            next
+        }
+        Msg::Cast(message) => catching(server.handle_cast(message, ctx)).await,
+        Msg::Info(message) => catching(server.handle_info(message, ctx)).await,
+        // The parent's exit stops the server whatever `handle_exit` would do (gen_server
+        // handles `{'EXIT', Parent, Reason}` in its loop, never in a callback).
+        Msg::Exit(exit) if Some(exit.from) == ctx.parent() => Ok(Next::Stop(exit.reason)),
+        Msg::Exit(exit) => catching(server.handle_exit(exit, ctx)).await,
+        Msg::Down(down) => catching(server.handle_down(*down, ctx)).await,
+        Msg::Stop(reason) => Ok(Next::Stop(reason)),
     }
 }
 

@@ -1,9 +1,10 @@
 //! Starting a server: [`start`], [`start_link`] and [`ServerOptions`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::run::{serve, Envelope};
-use super::{Context, Server, ServerRef};
+use super::{Context, Init, Server, ServerRef};
 use crate::process::handle::Process;
 use crate::process::registry::RegistryError;
 use crate::process::spawn::{SpawnError, SpawnOptions};
@@ -28,10 +29,21 @@ pub enum StartError {
     /// process.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
+    /// [`Server::init_full`] answered [`Init::Ignore`](super::Init::Ignore): the process
+    /// has ended with `normal` (Erlang's `ignore`).
+    #[error("the server's init answered ignore")]
+    Ignored,
+    /// `init` did not finish within [`ServerOptions::start_timeout`]: the process was
+    /// killed (Erlang's `{error, timeout}`).
+    #[error("timeout: the server's init did not finish in time")]
+    Timeout,
 }
 
 /// Options for starting a server: a registered name, a link to the caller, a bounded
-/// mailbox.
+/// mailbox, a start timeout.
+///
+/// A name already taken gives [`StartError::AlreadyStarted`] with the holder's id (Erlang's
+/// `{error, {already_started, Pid}}`).
 ///
 /// ```
 /// use std::time::Duration;
@@ -63,6 +75,7 @@ pub struct ServerOptions {
     name: Option<String>,
     linked: bool,
     bound: Option<usize>,
+    start_timeout: Option<Duration>,
 }
 
 /// Starts an unlinked server and waits until its [`Server::init`] has run (Erlang's
@@ -117,6 +130,40 @@ impl ServerOptions {
         self
     }
 
+    /// Waits at most `limit` for `init` (Erlang's `{timeout, Time}` start option; the
+    /// default waits forever, as `infinity`). If `init` has not finished in time, the
+    /// server is unlinked from its parent and killed, and [`start`](Self::start) returns
+    /// [`StartError::Timeout`]. An `init` that computes without ever awaiting cannot be
+    /// killed before it awaits (cooperative scheduling), but the start still returns in
+    /// time.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mote::server::{Context, Server, ServerOptions, StartError};
+    ///
+    /// struct Slow;
+    /// impl Server for Slow {
+    ///     type Call = ();
+    ///     type Reply = ();
+    ///     type Cast = ();
+    ///     type Info = ();
+    ///     async fn init(&mut self, _: &mut Context<Self>) -> Result<(), mote::ExitReason> {
+    ///         mote::sleep(Duration::from_secs(60)).await;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let slow = ServerOptions::new().start_timeout(Duration::from_millis(10)).start(Slow);
+    ///     assert_eq!(slow.await, Err(StartError::Timeout));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn start_timeout(mut self, limit: Duration) -> Self {
+        self.start_timeout = Some(limit);
+        self
+    }
+
     /// Spawns the server and waits until its `init` has run.
     ///
     /// If `init` fails, the server unlinks from its parent before it ends, so the starter
@@ -162,21 +209,38 @@ impl ServerOptions {
                         return ExitReason::Normal;
                     }
                 }
-                match server.init(&mut ctx).await {
-                    Ok(()) => {
+                match server.init_full(&mut ctx).await.into_next() {
+                    Ok(next) => {
                         let _ = ready.complete(Ok(()));
                         drop(ready);
-                        serve(server, ctx).await
+                        serve(server, ctx, next).await
                     }
-                    Err(reason) => {
+                    Err(Init::Ignore) => {
+                        failed(&ctx, StartError::Ignored);
+                        ExitReason::Normal
+                    }
+                    Err(Init::Stop(reason)) => {
                         failed(&ctx, StartError::Init(reason.clone()));
                         reason
                     }
+                    Err(_) => unreachable!("into_next keeps only ignore and stop"),
                 }
             },
         )?;
         let _watch = ExitWatch::spawned(pid.id(), r);
-        match started.wait().await {
+        let limit = self.start_timeout.unwrap_or(Duration::MAX);
+        let outcome = match crate::rt::timeout_wheel::timeout(limit, started.wait()).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // As proc_lib does: unlink, kill, and report the timeout.
+                if let Some(parent) = parent {
+                    crate::rt::signals::unlink(parent, pid.id());
+                }
+                crate::process::exit_signal::exit(pid.id(), ExitReason::Kill);
+                return Err(StartError::Timeout);
+            }
+        };
+        match outcome {
             Ok(Ok(())) => Ok(ServerRef::from_pid(pid)),
             Ok(Err(e)) => Err(e),
             Err(reason) => Err(StartError::Init(reason)),

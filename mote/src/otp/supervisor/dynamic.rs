@@ -127,7 +127,8 @@ impl DynamicSupervisorRef {
         self.0.id()
     }
 
-    /// Starts a child from `spec` (its id need not be unique).
+    /// Starts a child from `spec` (its id need not be unique). A start that answers ignore
+    /// gives [`ProcessId::NONE`] and keeps nothing (as `simple_one_for_one`).
     pub async fn start_child(&self, spec: ChildSpec) -> Result<ProcessId, SupervisorError> {
         self.0.start_child(spec).await
     }

@@ -88,10 +88,11 @@ pub struct Supervisor {
 ///         Ok(SpawnOptions::new().linked().spawn(|mut c: Process<()>| async move { c.recv().await }).id())
 ///     });
 ///     let pid = sup.start_child(spec.clone()).await.unwrap();
-///     assert_eq!(sup.start_child(spec).await, Err(SupervisorError::AlreadyPresent("sleeper".into())));
+///     assert_eq!(sup.start_child(spec.clone()).await, Err(SupervisorError::AlreadyStarted(pid)));
 ///     assert_eq!(sup.count_children().await.unwrap().active, 1);
 ///     sup.terminate_child("sleeper").await.unwrap();
 ///     assert!(!mote::is_alive(pid));
+///     assert_eq!(sup.start_child(spec).await, Err(SupervisorError::AlreadyPresent("sleeper".into())));
 ///     let again = sup.restart_child("sleeper").await.unwrap();
 ///     assert_ne!(again, pid);
 ///     assert_eq!(sup.delete_child("sleeper").await, Err(SupervisorError::Running("sleeper".into())));
@@ -101,13 +102,17 @@ pub struct Supervisor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SupervisorRef(ServerRef<SupState>);
 
-/// One child, as [`SupervisorRef::which_children`] reports it.
+/// One child, as [`SupervisorRef::which_children`] reports it (Erlang's
+/// `{Id, Child, Type, Modules}`, without `Modules`: mote has no code modules to upgrade,
+/// and with the restart type, which OTP leaves out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildInfo {
     /// The child's id (for a dynamic supervisor's children: their spec's id, not unique).
     pub id: Arc<str>,
-    /// Its process, or `None` if it is not running (terminated, or a transient child that
-    /// ended normally).
+    /// Its process, or `None` if it is not running (Erlang's `undefined`: terminated, a
+    /// transient child that ended normally, or a child whose start answered ignore).
+    /// There is no `restarting`: a supervisor retries a failed restart before it handles
+    /// anything else, so no caller sees a child between two attempts.
     pub pid: Option<ProcessId>,
     /// Worker or supervisor.
     pub kind: ChildKind,
@@ -115,7 +120,8 @@ pub struct ChildInfo {
     pub restart: Restart,
 }
 
-/// Child counts, as [`SupervisorRef::count_children`] reports them.
+/// Child counts, as [`SupervisorRef::count_children`] reports them (Erlang's
+/// `[{specs, _}, {active, _}, {supervisors, _}, {workers, _}]`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ChildCounts {
     /// All child specs, running or not.
@@ -137,9 +143,13 @@ pub enum SupervisorError {
     /// The child runs; stop it first.
     #[error("the child {0} is running")]
     Running(Arc<str>),
-    /// A child with this id exists already.
+    /// A child with this id exists already, not running (Erlang's `already_present`).
     #[error("a child {0} exists already")]
     AlreadyPresent(Arc<str>),
+    /// A child with this id exists already and runs as this process (Erlang's
+    /// `{already_started, Pid}`).
+    #[error("a child with this id runs already, as {0}")]
+    AlreadyStarted(ProcessId),
     /// The child's start function failed with this reason (Erlang's `start_child`
     /// returns `{error, {Reason, ChildRecord}}`; mote gives the `Reason`).
     #[error("the child failed to start: {0}")]
@@ -298,26 +308,40 @@ impl SupervisorRef {
         }
     }
 
-    /// Adds a child at the end and starts it.
+    /// Adds a child at the end and starts it (Erlang's `supervisor:start_child/2`).
+    ///
+    /// Returns the child's process, or [`ProcessId::NONE`] if its start answered ignore
+    /// (Erlang's `{ok, undefined}`; the child is kept, with no process). An id already in
+    /// use is [`SupervisorError::AlreadyStarted`] with its process if that child runs, else
+    /// [`SupervisorError::AlreadyPresent`]. A failed start is
+    /// [`SupervisorError::StartFailed`], and the spec is not kept.
     pub async fn start_child(&self, spec: ChildSpec) -> Result<ProcessId, SupervisorError> {
         self.done(SupCall::Start(spec))
             .await
-            .map(|p| p.expect("a started child has a pid"))
+            .map(|p| p.unwrap_or(ProcessId::NONE))
     }
 
-    /// Stops a child as its spec says; its spec stays (a temporary child's goes).
+    /// Stops a child as its spec says (Erlang's `supervisor:terminate_child/2`); its spec
+    /// stays (a temporary child's goes). `Ok` too for a child that is not running
+    /// (terminated, or ignored); [`SupervisorError::NotFound`] for an unknown id.
     pub async fn terminate_child(&self, id: &str) -> Result<(), SupervisorError> {
         self.done(SupCall::Terminate(id.into())).await.map(|_| ())
     }
 
-    /// Starts a stopped child again.
+    /// Starts a child that is not running again (Erlang's `supervisor:restart_child/2`):
+    /// a terminated child, or one whose start answered ignore. Returns its new process, or
+    /// [`ProcessId::NONE`] if its start answered ignore again (`{ok, undefined}`).
+    /// [`SupervisorError::Running`] for a running child, [`SupervisorError::NotFound`] for
+    /// an unknown id.
     pub async fn restart_child(&self, id: &str) -> Result<ProcessId, SupervisorError> {
         self.done(SupCall::Restart(id.into()))
             .await
-            .map(|p| p.expect("a restarted child has a pid"))
+            .map(|p| p.unwrap_or(ProcessId::NONE))
     }
 
-    /// Removes a stopped child's spec.
+    /// Removes the spec of a child that is not running (Erlang's
+    /// `supervisor:delete_child/2`): terminated or ignored. [`SupervisorError::Running`]
+    /// for a running child, [`SupervisorError::NotFound`] for an unknown id.
     pub async fn delete_child(&self, id: &str) -> Result<(), SupervisorError> {
         self.done(SupCall::Delete(id.into())).await.map(|_| ())
     }

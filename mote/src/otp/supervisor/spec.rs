@@ -47,7 +47,11 @@ pub enum ChildKind {
 /// What a child's start function returns: the started process, linked to the caller.
 pub type StartFuture = Pin<Box<dyn Future<Output = Result<ProcessId, ExitReason>> + Send>>;
 
-type StartFn = Arc<dyn Fn() -> StartFuture + Send + Sync>;
+/// What a start function of [`ChildSpec::new_ignorable`] returns: the started process, or
+/// `None` for Erlang's `ignore`.
+type IgnorableStart = Pin<Box<dyn Future<Output = Result<Option<ProcessId>, ExitReason>> + Send>>;
+
+type StartFn = Arc<dyn Fn() -> IgnorableStart + Send + Sync>;
 
 /// How to start, restart and stop one child (Erlang's child specification).
 ///
@@ -89,6 +93,36 @@ impl ChildSpec {
         F: Fn() -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ProcessId, ExitReason>> + Send + 'static,
     {
+        ChildSpec::new_ignorable(id, move || {
+            let started = start();
+            async move { started.await.map(Some) }
+        })
+    }
+
+    /// Like [`ChildSpec::new`], for a start function that may answer `Ok(None)`: Erlang's
+    /// `ignore`. The supervisor then keeps the child with no process (its
+    /// [`ChildInfo::pid`](super::ChildInfo::pid) is `None`, Erlang's `undefined`), restarts
+    /// nothing for it, and [`restart_child`](super::SupervisorRef::restart_child) may
+    /// start it later. (A dynamic supervisor does not keep it, as `simple_one_for_one`.)
+    ///
+    /// ```
+    /// use mote::supervisor::{ChildSpec, Strategy, Supervisor};
+    /// use mote::ProcessId;
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let sup = Supervisor::new(Strategy::OneForOne).start_link().await.unwrap();
+    ///     let off = ChildSpec::new_ignorable("feature", || async { Ok(None) });
+    ///     assert_eq!(sup.start_child(off).await, Ok(ProcessId::NONE));
+    ///     let children = sup.which_children().await.unwrap();
+    ///     assert_eq!((&*children[0].id, children[0].pid), ("feature", None));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn new_ignorable<F, Fut>(id: impl Into<Arc<str>>, start: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Option<ProcessId>, ExitReason>> + Send + 'static,
+    {
         ChildSpec {
             id: id.into(),
             start: Arc::new(move || Box::pin(start())),
@@ -99,7 +133,9 @@ impl ChildSpec {
     }
 
     /// A permanent worker that is a [`Server`]: `init` makes a fresh state for each
-    /// (re)start, which is started with [`server::start_link`].
+    /// (re)start, which is started with [`server::start_link`]. A server whose `init`
+    /// answers [`Init::Ignore`](crate::server::Init::Ignore) is kept with no process, as
+    /// [`ChildSpec::new_ignorable`] says.
     ///
     /// ```
     /// use mote::server::Server;
@@ -118,9 +154,15 @@ impl ChildSpec {
         F: Fn() -> S + Send + Sync + 'static,
     {
         let init = Arc::new(init);
-        ChildSpec::new(id, move || {
+        ChildSpec::new_ignorable(id, move || {
             let state = init();
-            async move { Ok(server::start_link(state).await?.id()) }
+            async move {
+                match server::start_link(state).await {
+                    Ok(server) => Ok(Some(server.id())),
+                    Err(StartError::Ignored) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            }
         })
     }
 
@@ -165,8 +207,10 @@ impl std::fmt::Debug for ChildSpec {
 impl From<StartError> for ExitReason {
     /// The reason a failed start reports, as Erlang's: `init`'s own reason,
     /// `{already_started, Pid}` for a name already taken, `badarg` for a name that cannot
-    /// be registered, `system_limit` for a full process table; `not_in_process` for a
-    /// linked start outside any process.
+    /// be registered, `system_limit` for a full process table, `timeout` for a start
+    /// timeout, `ignore` for an `init` that answered ignore (which a [`ChildSpec::server`]
+    /// never reports: it keeps the child with no process); `not_in_process` for a linked
+    /// start outside any process.
     fn from(e: StartError) -> Self {
         match e {
             StartError::Init(reason) => reason,
@@ -176,6 +220,8 @@ impl From<StartError> for ExitReason {
             StartError::Name(_) => ExitReason::custom("badarg"),
             StartError::Spawn(SpawnError::TableFull(_)) => ExitReason::custom("system_limit"),
             StartError::Spawn(SpawnError::NotInProcess) => ExitReason::custom("not_in_process"),
+            StartError::Ignored => ExitReason::custom("ignore"),
+            StartError::Timeout => ExitReason::custom("timeout"),
         }
     }
 }

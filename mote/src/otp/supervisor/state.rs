@@ -52,17 +52,19 @@ impl SupState {
             .ok_or_else(|| SupervisorError::NotFound(id.into()))
     }
 
-    /// Starts the child at `i`, recording its pid.
+    /// Starts the child at `i`, recording its pid (`None`: its start answered ignore).
     async fn start_child(
         &mut self,
         i: usize,
         ctx: &mut Context<Self>,
-    ) -> Result<ProcessId, ExitReason> {
+    ) -> Result<Option<ProcessId>, ExitReason> {
         let pid = (self.children[i].spec.start)().await?;
-        // Mend a start function that forgot the link (a no-op for a linked child; a child
-        // already gone arrives as an `Exit` with `noproc`).
-        let _ = ctx.link(pid);
-        self.children[i].pid = Some(pid);
+        if let Some(pid) = pid {
+            // Mend a start function that forgot the link (a no-op for a linked child; a
+            // child already gone arrives as an `Exit` with `noproc`).
+            let _ = ctx.link(pid);
+        }
+        self.children[i].pid = pid;
         Ok(pid)
     }
 
@@ -191,7 +193,6 @@ impl SupState {
                 Ok(i) => done(
                     self.start_child(i, ctx)
                         .await
-                        .map(Some)
                         .map_err(SupervisorError::StartFailed),
                 ),
                 Err(e) => done(Err(e)),
@@ -209,13 +210,27 @@ impl SupState {
                     if self.children.len() >= max {
                         return done(Err(SupervisorError::MaxChildren(max)));
                     }
-                } else if self.dynamic.is_none() && self.find(&spec.id).is_ok() {
-                    return done(Err(SupervisorError::AlreadyPresent(spec.id)));
+                } else if let (None, Ok(i)) = (self.dynamic, self.find(&spec.id)) {
+                    // Erlang's `{error, {already_started, Pid}}` for a running child,
+                    // `{error, already_present}` for one that is not.
+                    return done(Err(match self.children[i].pid {
+                        Some(pid) => SupervisorError::AlreadyStarted(pid),
+                        None => SupervisorError::AlreadyPresent(spec.id),
+                    }));
                 }
                 self.children.push(Child { spec, pid: None });
                 let i = self.children.len() - 1;
                 match self.start_child(i, ctx).await {
-                    Ok(pid) => done(Ok(Some(pid))),
+                    Ok(None)
+                        if self.dynamic.is_some()
+                            || self.children[i].spec.restart == Restart::Temporary =>
+                    {
+                        // Neither `simple_one_for_one` nor a temporary spec keeps an
+                        // ignored child (OTP 25).
+                        self.children.pop();
+                        done(Ok(None))
+                    }
+                    Ok(pid) => done(Ok(pid)),
                     Err(reason) => {
                         self.children.pop();
                         done(Err(SupervisorError::StartFailed(reason)))
@@ -234,14 +249,26 @@ impl Server for SupState {
 
     async fn init(&mut self, ctx: &mut Context<Self>) -> Result<(), ExitReason> {
         ctx.trap_exit(true);
-        for i in 0..self.children.len() {
-            if let Err(reason) = self.start_child(i, ctx).await {
-                let id = Term::atom_or_binary(Arc::clone(&self.children[i].spec.id));
-                self.stop_all(ctx).await;
-                // Erlang's reason: `{shutdown, {failed_to_start_child, Id, Reason}}`.
-                let failed = Term::tuple([Term::atom("failed_to_start_child"), id, reason.into()]);
-                return Err(ExitReason::shutdown_with(failed));
+        let mut i = 0;
+        while i < self.children.len() {
+            match self.start_child(i, ctx).await {
+                // An ignored temporary child is not kept; any other ignored one is, with
+                // no process (OTP 25).
+                Ok(None) if self.children[i].spec.restart == Restart::Temporary => {
+                    self.children.remove(i);
+                    continue;
+                }
+                Ok(_) => {}
+                Err(reason) => {
+                    let id = Term::atom_or_binary(Arc::clone(&self.children[i].spec.id));
+                    self.stop_all(ctx).await;
+                    // Erlang's reason: `{shutdown, {failed_to_start_child, Id, Reason}}`.
+                    let failed =
+                        Term::tuple([Term::atom("failed_to_start_child"), id, reason.into()]);
+                    return Err(ExitReason::shutdown_with(failed));
+                }
             }
+            i += 1;
         }
         Ok(())
     }
@@ -257,10 +284,9 @@ impl Server for SupState {
         Next::Continue
     }
 
+    /// A child's exit (the parent's is handled by the server loop: the supervisor stops
+    /// with its reason).
     async fn handle_exit(&mut self, exit: Exit, ctx: &mut Context<Self>) -> Next {
-        if Some(exit.from) == ctx.parent() {
-            return Next::Stop(exit.reason);
-        }
         match self.children.iter().position(|c| c.pid == Some(exit.from)) {
             Some(i) => self.child_exited(i, exit.reason, ctx).await,
             // A child already stopped or replaced, or a stranger: nothing to do.

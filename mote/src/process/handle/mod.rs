@@ -205,6 +205,22 @@ impl<M: Send + 'static> Process<M> {
         queued + self.saved.as_ref().map_or(0, |s| s.len())
     }
 
+    /// Frees the receive buffer (messages a selective receive skipped) if it is empty, else
+    /// shrinks it to its contents: what a hibernating server can give back.
+    pub(crate) fn release_spare_memory(&mut self) {
+        match self.saved.as_mut() {
+            Some(saved) if saved.is_empty() => self.saved = None,
+            Some(saved) => saved.shrink_to_fit(),
+            None => {}
+        }
+    }
+
+    /// Whether an exit signal this process does not trap is ending it (it ends at its next
+    /// await): code that would run on the way out (a server's `terminate`) must not.
+    pub(crate) fn is_exit_pending(&self) -> bool {
+        self.slot.is_exit_pending()
+    }
+
     pub(crate) fn publish_len(&self) {
         self.slot
             .publish_len(self.saved.as_ref().map_or(0, |s| s.len()));
@@ -214,7 +230,9 @@ impl<M: Send + 'static> Process<M> {
     /// the same reason, unless it traps exits (then it gets an [`Exit`] message).
     ///
     /// Linking to a dead process fails with [`LinkError::NoProc`], unless this process traps
-    /// exits: then it succeeds and an `Exit` with reason `noproc` arrives (Erlang, case P10).
+    /// exits: then it succeeds and an `Exit` with reason `noproc` arrives (as on the BEAM).
+    ///
+    /// Linking to oneself does nothing and succeeds (Erlang's `link(self())` is `true`).
     ///
     /// ```
     /// use mote::{LinkError, Process};
@@ -269,6 +287,10 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// Watches another process: when it ends (or if it is already gone), a [`Down`] with the
     /// returned reference arrives in this mailbox. Each call creates a separate monitor.
     ///
+    /// A process may monitor itself, as on the BEAM: it gets a reference, and no `Down` ever
+    /// arrives (there is nobody left to receive it); [`demonitor`](Process::demonitor)
+    /// removes it like any other.
+    ///
     /// ```
     /// use mote::{Down, ExitReason, Process};
     /// mote::run(|mut p: Process<Down>| async move {
@@ -289,8 +311,9 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// reason `noproc` and `pid` [`ProcessId::NONE`]. The monitor is on the process that
     /// holds the name now: a later holder of the name is not watched.
     ///
-    /// A name that cannot be registered is an error ([`RegistryError::NameTooLong`],
-    /// [`RegistryError::ReservedName`]).
+    /// A name longer than an atom may be is an error ([`RegistryError::NameTooLong`]).
+    /// `undefined`, which nobody can hold, gives the `noproc` `Down` at once (as Erlang's
+    /// `monitor(process, undefined)` does).
     ///
     /// ```
     /// use mote::{Down, ExitReason, Process};
@@ -303,7 +326,8 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// .unwrap();
     /// ```
     pub fn monitor_name(&self, name: &str) -> Result<MonitorRef, RegistryError> {
-        let name = crate::process::registry::name_atom(name)?;
+        let name = crate::values::term::Atom::new(name)
+            .map_err(|e| RegistryError::NameTooLong { chars: e.chars })?;
         let holder = crate::process::registry::whereis(&name);
         Ok(signals::monitor_name(
             self.id(),
@@ -313,14 +337,15 @@ impl<M: From<Down> + Send + 'static> Process<M> {
         ))
     }
 
-    /// Removes a monitor. A `Down` already delivered stays in the mailbox (use
-    /// [`demonitor_flush`](Process::demonitor_flush) to drop it).
+    /// Removes a monitor (Erlang's `demonitor/1`). A `Down` already delivered stays in the
+    /// mailbox (use [`demonitor_flush`](Process::demonitor_flush) to drop it). Once it has
+    /// returned, no `Down` of this monitor is placed in the mailbox any more.
     ///
-    /// Returns true if the monitor was still active: its `Down` had not been delivered, and
-    /// now never will be, even if the target is ending at this moment. False means its
-    /// `Down` is already in this mailbox (or was received), or `monitor` is not a monitor of
-    /// this process. Deviation: Erlang's `demonitor/1` always returns `true`; mote answers
-    /// like `demonitor(Ref, [info])`, which is more useful.
+    /// Always returns `true`, as Erlang's `demonitor/1` does, whatever the state of the
+    /// monitor (active, already fired, or not a monitor of this process). To learn whether
+    /// the monitor was still active, call [`demonitor_info`](Process::demonitor_info)
+    /// instead (Erlang's `demonitor(Ref, [info])`). Earlier versions of mote answered like
+    /// `demonitor_info` here: code that used the answer must move to `demonitor_info`.
     ///
     /// ```
     /// use mote::{Down, Process};
@@ -328,16 +353,42 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     ///     let child = mote::spawn(|mut c: Process<()>| async move { c.recv().await });
     ///     let r = p.monitor(child);
     ///     assert!(p.demonitor(r));
+    ///     assert!(p.demonitor(r)); // already removed: still true, as in Erlang
     ///     child.send(());
     /// })
     /// .unwrap();
     /// ```
     pub fn demonitor(&self, monitor: MonitorRef) -> bool {
+        signals::demonitor(self.id(), monitor);
+        true
+    }
+
+    /// Removes a monitor and says whether it was still active (Erlang's
+    /// `demonitor(Ref, [info])`): true if its `Down` had not been delivered, and now never
+    /// will be, even if the target is ending at this moment. False means its `Down` is
+    /// already in this mailbox (or was received), or `monitor` is not a monitor of this
+    /// process.
+    ///
+    /// ```
+    /// use mote::{Down, Process};
+    /// mote::run(|p: Process<Down>| async move {
+    ///     let child = mote::spawn(|mut c: Process<()>| async move { c.recv().await });
+    ///     let r = p.monitor(child);
+    ///     assert!(p.demonitor_info(r));
+    ///     assert!(!p.demonitor_info(r)); // no longer a monitor
+    ///     child.send(());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn demonitor_info(&self, monitor: MonitorRef) -> bool {
         signals::demonitor(self.id(), monitor)
     }
 
     /// Removes a monitor and any `Down` it already delivered to the mailbox
     /// (Erlang's `demonitor(Ref, [flush])`). Returns true if the monitor was still active.
+    ///
+    /// Deviation: Erlang's `demonitor(Ref, [flush])` always returns `true`; this answers
+    /// like `demonitor(Ref, [flush, info])`, which carries the same information and more.
     ///
     /// ```
     /// use mote::{Down, Process};
@@ -385,5 +436,28 @@ impl<M> std::fmt::Debug for Process<M> {
         f.debug_struct("Process")
             .field("id", &self.slot.id())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Process;
+
+    #[test]
+    fn release_spare_memory_frees_an_empty_receive_buffer_and_keeps_a_full_one() {
+        crate::run(|mut p: Process<u8>| async move {
+            for n in [1, 2, 3] {
+                p.pid().send(n);
+            }
+            assert_eq!(p.recv_matching(|&n| n == 3).await, 3);
+            assert!(p.saved.as_ref().is_some_and(|s| s.len() == 2));
+            p.release_spare_memory();
+            assert!(p.saved.is_some(), "kept: it holds the skipped messages");
+            assert_eq!((p.recv().await, p.recv().await), (1, 2));
+            assert!(p.saved.is_some());
+            p.release_spare_memory();
+            assert!(p.saved.is_none(), "freed once empty");
+        })
+        .unwrap();
     }
 }

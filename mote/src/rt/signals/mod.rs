@@ -132,7 +132,7 @@ pub enum LinkError {
 }
 
 /// Links `me` and `other`. If `other` is dead, a non-trapping `me` gets `NoProc`, a trapping
-/// one an `Exit` message with reason `noproc` (Erlang's rule, case P10).
+/// one an `Exit` message with reason `noproc` (Erlang's rule).
 pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
     if me == other {
         return Ok(());
@@ -316,7 +316,7 @@ fn send_down(watcher: ProcessId, deliver: DeliverDown, down: Down) {
 }
 
 /// The end of a process: marks it dead, releases its name, and sends its exit signals
-/// (links first, then monitors: Erlang delivered EXIT before DOWN, case P14).
+/// (links first, then monitors: the BEAM delivers EXIT before DOWN).
 pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitReason) {
     let extras = {
         let mut guard = slot.lock_extras();
