@@ -48,6 +48,11 @@ impl Builder {
     /// Use this tokio runtime for IO and timers instead of starting one. The runtime must
     /// outlive every process (mote never shuts down).
     ///
+    /// Not for tests: a `#[tokio::test]`'s runtime ends with its test, so a handle installed
+    /// by one test would be dead for the next. Without this call, [`run_async`] works from
+    /// any async context, many `#[tokio::test]`s included, and processes use mote's own tokio
+    /// runtime; or write the tests with `#[mote::test]`.
+    ///
     /// ```no_run
     /// #[tokio::main]
     /// async fn main() {
