@@ -102,6 +102,7 @@ mod values {
 /// names a mailbox of `M`).
 mod rt {
     pub(crate) mod completion;
+    pub(crate) mod crash_report;
     pub(crate) mod current;
     pub(crate) mod mailbox;
     pub(crate) mod runner;

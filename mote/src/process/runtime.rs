@@ -66,6 +66,19 @@ impl Builder {
         self
     }
 
+    /// Whether Rust's own panic message (`thread 'mote-worker-0' panicked at ...`) is printed
+    /// for panics inside processes, besides mote's crash report (default: no, the report
+    /// replaces it). The crash report is a `tracing` event (target `mote::crash`), or a line
+    /// on standard error when no `tracing` subscriber is installed.
+    ///
+    /// ```
+    /// let _ = mote::Builder::new().panic_messages(true).install();
+    /// ```
+    pub fn panic_messages(self, keep: bool) -> Self {
+        crate::rt::crash_report::keep_panic_messages(keep);
+        self
+    }
+
     /// Starts the runtime with this configuration.
     pub fn install(self) -> Result<(), AlreadyStarted> {
         let config = global::Config {
