@@ -102,6 +102,7 @@ mod values {
 /// names a mailbox of `M`).
 mod rt {
     pub(crate) mod completion;
+    pub(crate) mod crash_report;
     pub(crate) mod current;
     pub(crate) mod mailbox;
     pub(crate) mod runner;
@@ -140,11 +141,30 @@ mod otp {
     pub(crate) mod shutdown;
     pub mod supervisor;
     pub mod task;
+    pub mod testkit;
 }
 
 #[cfg(not(loom))]
 pub use otp::pool;
-pub use otp::{agent, pg, server, supervisor, task};
+pub use otp::{agent, pg, server, supervisor, task, testkit};
+
+/// Runs an `async fn` as a test in a fresh mote process, failing it if it panics, ends
+/// abnormally or runs past its time limit (60 s, or `timeout = "10s"`). The function takes
+/// no argument or its `Process<M>`; it may return `()` or a `Result<(), E>`. See
+/// [`testkit`] for the assertions that go with it, and `mote/tests/testkit.rs` for a file of
+/// such tests.
+///
+/// ```
+/// use std::time::Duration;
+/// use mote::{testkit, Process};
+///
+/// #[mote::test(timeout = "5s")]
+/// async fn replies_arrive(mut p: Process<u32>) {
+///     p.pid().send(1);
+///     assert_eq!(testkit::assert_receive(&mut p, Duration::from_secs(1)).await, 1);
+/// }
+/// ```
+pub use mote_macros::test;
 pub use process::exit_signal::exit;
 pub use process::handle::{Process, Recv, RecvMatching};
 pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};

@@ -48,6 +48,11 @@ impl Builder {
     /// Use this tokio runtime for IO and timers instead of starting one. The runtime must
     /// outlive every process (mote never shuts down).
     ///
+    /// Not for tests: a `#[tokio::test]`'s runtime ends with its test, so a handle installed
+    /// by one test would be dead for the next. Without this call, [`run_async`] works from
+    /// any async context, many `#[tokio::test]`s included, and processes use mote's own tokio
+    /// runtime; or write the tests with `#[mote::test]`.
+    ///
     /// ```no_run
     /// #[tokio::main]
     /// async fn main() {
@@ -58,6 +63,19 @@ impl Builder {
     /// ```
     pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Self {
         self.tokio = Some(handle);
+        self
+    }
+
+    /// Whether Rust's own panic message (`thread 'mote-worker-0' panicked at ...`) is printed
+    /// for panics inside processes, besides mote's crash report (default: no, the report
+    /// replaces it). The crash report is a `tracing` event (target `mote::crash`), or a line
+    /// on standard error when no `tracing` subscriber is installed.
+    ///
+    /// ```
+    /// let _ = mote::Builder::new().panic_messages(true).install();
+    /// ```
+    pub fn panic_messages(self, keep: bool) -> Self {
+        crate::rt::crash_report::keep_panic_messages(keep);
         self
     }
 

@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::rt::crash_report;
 use crate::rt::current;
 use crate::rt::signals;
 use crate::rt::table::Slot;
@@ -51,9 +52,16 @@ where
         // The guard spans the whole poll: sends made by the process skip per-message
         // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
         let _guard = crossbeam_epoch::pin();
+        // User `tracing` calls inside the process carry its pid. With no subscriber (or none
+        // at TRACE) this is one relaxed load and a predictable branch.
+        let span = tracing::trace_span!("process", pid = %slot.id());
+        let _entered = span.enter();
         current::enter(slot);
         slot.begin_poll();
+        // Ended by an exit signal: not a crash. Ended by its own code: maybe one.
+        let mut own_end = true;
         let reason = if slot.is_exit_pending() {
+            own_end = false;
             signals::take_pending_exit(slot)
         } else {
             // SAFETY: see above; the future stays where it is.
@@ -78,6 +86,9 @@ where
             let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
         });
         slot.flush_counters();
+        if own_end && crash_report::is_crash(&reason) {
+            crash_report::report(slot, id, &reason);
+        }
         current::leave();
         signals::process_exited(slot, id, reason);
         Poll::Ready(())

@@ -82,6 +82,7 @@ fn start(config: Config) -> Global {
             (rt.handle().clone(), Some(rt))
         }
     };
+    crate::rt::crash_report::install_panic_hook();
     let scheduler = Scheduler::start(workers, tokio.clone());
     Global {
         scheduler,
