@@ -43,9 +43,28 @@
 //!
 //! Stopping a supervisor ([`SupervisorRef::stop`], or an exit signal from its parent) stops
 //! the children one at a time in reverse start order, each as its [`Shutdown`] says.
+//!
+//! # Reports
+//!
+//! What a supervisor does is told through [`tracing`](https://docs.rs/tracing) events
+//! (OTP's progress and supervisor reports), target `mote::supervisor`. Each has an `event`
+//! field, the supervisor's pid (`supervisor`) and registered name (`supervisor_name`), the
+//! child's id (`child_id`) and process (`child_pid`):
+//!
+//! * `child_started` (INFO): a child was started.
+//! * `child_restarted` (ERROR): a child was restarted; `reason` is the exit that caused it,
+//!   `cause` the id of the child that exited (another child's under one-for-all and
+//!   rest-for-one), `old_pid` the process it replaces.
+//! * `child_terminated` (INFO): the supervisor stopped a child (API, strategy, shutdown).
+//! * `child_exited` (ERROR if abnormal, else INFO): a child ended and is not restarted.
+//! * `shutdown` (ERROR): the restart intensity was reached and the supervisor gives up
+//!   (OTP's `reached_max_restart_intensity`); `reason` is the exit that was one too many.
+//!
+//! With no subscriber (or one not interested), nothing is computed for them.
 
 mod dynamic;
 mod intensity;
+mod report;
 mod spec;
 mod state;
 mod strategy;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::intensity::RestartIntensity;
+use super::report;
 use super::spec::{ChildKind, ChildSpec, Restart, Shutdown};
 use super::{ChildCounts, ChildInfo, Strategy, SupervisorError};
 use crate::otp::server::{Context, Next, ReplyTo, Server};
@@ -65,6 +66,7 @@ impl SupState {
             let _ = ctx.link(pid);
         }
         self.children[i].pid = pid;
+        report::started(ctx, &self.children[i].spec.id, pid);
         Ok(pid)
     }
 
@@ -72,6 +74,7 @@ impl SupState {
     async fn stop_child(&mut self, i: usize, ctx: &mut Context<Self>) {
         if let Some(pid) = self.children[i].pid.take() {
             stop_process(pid, self.children[i].spec.shutdown, ctx).await;
+            report::terminated(ctx, &self.children[i].spec.id, pid);
         }
     }
 
@@ -82,20 +85,24 @@ impl SupState {
         }
     }
 
-    /// A child ended with `reason`: restart what the strategy says, within the intensity.
+    /// A child (`from`) ended with `reason`: restart what the strategy says, within the
+    /// intensity.
     async fn child_exited(
         &mut self,
         i: usize,
+        from: ProcessId,
         reason: ExitReason,
         ctx: &mut Context<Self>,
     ) -> Next {
         self.children[i].pid = None;
+        let cause = Arc::clone(&self.children[i].spec.id);
         let restart = match self.children[i].spec.restart {
             Restart::Permanent => true,
             Restart::Transient => reason.is_abnormal() && !reason.is_shutdown(),
             Restart::Temporary => false,
         };
         if !restart {
+            report::exited(ctx, &cause, from, &reason);
             if self.dynamic.is_some() || self.children[i].spec.restart == Restart::Temporary {
                 self.children.remove(i);
             }
@@ -103,6 +110,7 @@ impl SupState {
         }
         if !self.intensity.record(Instant::now()) {
             // One restart too many: give up; `terminate` stops the others.
+            report::gave_up(ctx, &cause, Some(from), &reason);
             return Next::Stop(ExitReason::Shutdown);
         }
         let strategy = if self.dynamic.is_some() {
@@ -111,6 +119,17 @@ impl SupState {
             self.strategy
         };
         let set = strategy.restart_set(i, self.children.len());
+        // The processes before the restart, for the reports.
+        let mut old: Vec<Option<ProcessId>> = set
+            .clone()
+            .map(|j| {
+                if j == i {
+                    Some(from)
+                } else {
+                    self.children[j].pid
+                }
+            })
+            .collect();
         for j in set.clone().rev() {
             self.stop_child(j, ctx).await;
         }
@@ -121,17 +140,35 @@ impl SupState {
         for j in set.clone().rev() {
             if j != i && self.children[j].spec.restart == Restart::Temporary {
                 self.children.remove(j);
+                old.remove(j - set.start);
                 kept -= 1;
             }
         }
         for j in set.start..set.start + kept {
             // A failed restart counts as a restart and is tried again (Erlang's
             // `try_again_restart`), until it works or the intensity is exceeded.
-            while self.start_child(j, ctx).await.is_err() {
-                if !self.intensity.record(Instant::now()) {
-                    return Next::Stop(ExitReason::Shutdown);
+            let pid = loop {
+                match self.start_child(j, ctx).await {
+                    Ok(pid) => break pid,
+                    Err(failed) => {
+                        if !self.intensity.record(Instant::now()) {
+                            let id = Arc::clone(&self.children[j].spec.id);
+                            report::gave_up(ctx, &id, None, &failed);
+                            return Next::Stop(ExitReason::Shutdown);
+                        }
+                    }
                 }
-            }
+            };
+            report::restarted(
+                ctx,
+                report::Restarted {
+                    child_id: &self.children[j].spec.id,
+                    child_pid: pid,
+                    old_pid: old[j - set.start],
+                    cause: &cause,
+                    reason: &reason,
+                },
+            );
         }
         Next::Continue
     }
@@ -288,7 +325,7 @@ impl Server for SupState {
     /// with its reason).
     async fn handle_exit(&mut self, exit: Exit, ctx: &mut Context<Self>) -> Next {
         match self.children.iter().position(|c| c.pid == Some(exit.from)) {
-            Some(i) => self.child_exited(i, exit.reason, ctx).await,
+            Some(i) => self.child_exited(i, exit.from, exit.reason, ctx).await,
             // A child already stopped or replaced, or a stranger: nothing to do.
             None => Next::Continue,
         }
