@@ -55,6 +55,13 @@
 //! * Synchronous start: [`start`] spawns and waits for the child's [`Started::confirm`]
 //!   (Erlang's `proc_lib:start`); [`spawn`] stays the asynchronous default.
 //!
+//! # Cargo features
+//!
+//! * `serde`: `Serialize`/`Deserialize` for [`ProcessId`]; `Serialize` for [`Pid`] (as its
+//!   id: a typed pid is not made from data, as it could name a mailbox of another type) and
+//!   for [`ExitReason`] (as its Erlang text, `{panic,<<"boom">>}`; terms have no serde form
+//!   yet, so reasons do not deserialize).
+//!
 //! # Tokio inside processes
 //!
 //! Processes run on mote's own scheduler threads, each of which has entered a tokio runtime,
@@ -91,6 +98,8 @@ mod values {
     pub(crate) mod pid;
     pub(crate) mod posix;
     pub(crate) mod registered_name;
+    #[cfg(feature = "serde")]
+    pub(crate) mod serde_impls;
     pub mod term;
 }
 

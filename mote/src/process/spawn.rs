@@ -82,6 +82,14 @@ pub enum SpawnError {
     /// [`SpawnOptions::linked`] was asked for outside a process: there is no caller to link.
     #[error("a linked spawn needs a calling process; this code runs outside any process")]
     NotInProcess,
+    /// [`SpawnOptions::name`]: the name is held by this live process; nothing was started
+    /// (Erlang's `{error, {already_started, Pid}}`).
+    #[error("the name is already registered to {0}")]
+    NameTaken(ProcessId),
+    /// [`SpawnOptions::name`]: the name cannot be registered (too long for an atom, or
+    /// `undefined`); nothing was started.
+    #[error("the name cannot be registered")]
+    BadName,
 }
 
 /// Options for spawning a process.
@@ -107,6 +115,7 @@ pub struct SpawnOptions {
     listener: Option<(MonitorRef, Arc<dyn ExitListener>)>,
     link_caller: bool,
     bound: Option<usize>,
+    name: Option<String>,
 }
 
 impl std::fmt::Debug for SpawnOptions {
@@ -150,6 +159,28 @@ impl SpawnOptions {
     /// ```
     pub fn linked(mut self) -> Self {
         self.link_caller = true;
+        self
+    }
+
+    /// Registers the new process under `name` before it runs (see [`register`](crate::register)),
+    /// so that it is found by name from its first instruction; the name is released when it
+    /// ends. A name held by a live process fails the spawn with [`SpawnError::NameTaken`]
+    /// and starts nothing ([`spawn`](Self::spawn) panics).
+    ///
+    /// ```
+    /// use mote::{Process, SpawnError, SpawnOptions};
+    /// mote::run(|_p: Process<()>| async move {
+    ///     let logger = SpawnOptions::new().name("logger").spawn(|mut c: Process<String>| async move {
+    ///         c.recv().await;
+    ///     });
+    ///     assert_eq!(mote::whereis("logger"), Some(logger.id()));
+    ///     let again = SpawnOptions::new().name("logger").try_spawn(|_c: Process<String>| async {});
+    ///     assert_eq!(again, Err(SpawnError::NameTaken(logger.id())));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
         self
     }
 
@@ -210,6 +241,9 @@ impl SpawnOptions {
             let caller = current::current().ok_or(SpawnError::NotInProcess)?;
             self.link = Some(caller);
         }
+        if let Some(name) = &self.name {
+            crate::process::registry::name_atom(name).map_err(|_| SpawnError::BadName)?;
+        }
         let slot = TABLE
             .alloc()
             .ok_or(SpawnError::TableFull(crate::rt::table::MAX_PROCESSES))?;
@@ -222,6 +256,20 @@ impl SpawnOptions {
         slot.set_task_bytes(TASK_HEADER_BYTES + size_of::<Runner<Fut>>());
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         let id = slot.id();
+        if let Some(name) = self.name.take() {
+            // Before any link or monitor exists: a refused name ends the new process
+            // unseen, before it ever runs.
+            if let Err(e) = crate::process::registry::register(&name, Pid::<M>::from_id(id)) {
+                signals::exit_signal(id, ProcessId::NONE, ExitReason::Kill, false);
+                schedule(runnable, true);
+                return Err(match e {
+                    crate::process::registry::RegistryError::NameTaken { owner, .. } => {
+                        SpawnError::NameTaken(owner)
+                    }
+                    _ => SpawnError::BadName,
+                });
+            }
+        }
         if self.link.is_some()
             || self.monitor.is_some()
             || self.on_exit.is_some()

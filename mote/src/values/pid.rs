@@ -73,6 +73,18 @@ impl ProcessId {
     pub(crate) fn index(&self) -> u32 {
         self.index
     }
+
+    /// An id from its four parts (as [`node`](Self::node), [`number`](Self::number),
+    /// [`serial`](Self::serial) and [`creation`](Self::creation) give them).
+    #[cfg(feature = "serde")]
+    pub(crate) const fn from_parts(node: u32, index: u32, serial: u32, creation: u32) -> Self {
+        ProcessId {
+            node,
+            index,
+            serial,
+            creation,
+        }
+    }
 }
 
 impl fmt::Display for ProcessId {

@@ -165,6 +165,37 @@ impl<S: Server> ServerRef<S> {
         crate::process::registry::lookup::<Envelope<S>>(name).map(Self::from_pid)
     }
 
+    /// The server of type `S` whose process is `id`, if it is one (alive, and started as a
+    /// server of this type): a typed reference from a bare id, as
+    /// [`which_children`](crate::supervisor::SupervisorRef::which_children) or a
+    /// [`Down`](crate::Down) gives them. `None` for a dead process, a plain process, or a
+    /// server of another type.
+    ///
+    /// ```
+    /// use mote::server::{self, Server, ServerRef};
+    /// struct A;
+    /// impl Server for A { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+    /// struct B;
+    /// impl Server for B { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+    ///
+    /// mote::run(|p: mote::Process<()>| async move {
+    ///     let a = server::start(A).await.unwrap();
+    ///     assert_eq!(ServerRef::<A>::from_id(a.id()), Some(a));
+    ///     assert_eq!(ServerRef::<B>::from_id(a.id()), None);
+    ///     assert_eq!(ServerRef::<A>::from_id(p.id()), None);
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn from_id(id: ProcessId) -> Option<Self> {
+        Self::from_id_as(id, std::any::TypeId::of::<Envelope<S>>())
+    }
+
+    /// The server whose process `id` was recorded as `tag` at its start.
+    pub(crate) fn from_id_as(id: ProcessId, tag: std::any::TypeId) -> Option<Self> {
+        let recorded = crate::rt::signals::peek_live(id, |_, s| s.as_ref()?.behaviour).flatten();
+        (recorded == Some(tag)).then(|| Self::from_pid(Pid::from_id(id)))
+    }
+
     /// The server's process id.
     pub fn id(&self) -> ProcessId {
         self.pid.id()

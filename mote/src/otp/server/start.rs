@@ -1,5 +1,6 @@
 //! Starting a server: [`start`], [`start_link`] and [`ServerOptions`].
 
+use std::any::TypeId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,12 +71,15 @@ pub enum StartError {
 /// })
 /// .unwrap();
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct ServerOptions {
     name: Option<String>,
     linked: bool,
     bound: Option<usize>,
     start_timeout: Option<Duration>,
+    /// What the process is recorded as (see [`ServerRef::from_id`]); the default is the
+    /// server's own type.
+    behaviour: Option<TypeId>,
 }
 
 /// Starts an unlinked server and waits until its [`Server::init`] has run (Erlang's
@@ -164,6 +168,13 @@ impl ServerOptions {
         self
     }
 
+    /// Records the process as `tag` instead of the server's own type (a dynamic
+    /// supervisor, which is a supervisor's server with other rules).
+    pub(crate) fn behaviour(mut self, tag: TypeId) -> Self {
+        self.behaviour = Some(tag);
+        self
+    }
+
     /// Spawns the server and waits until its `init` has run.
     ///
     /// If `init` fails, the server unlinks from its parent before it ends, so the starter
@@ -227,6 +238,8 @@ impl ServerOptions {
                 }
             },
         )?;
+        let tag = self.behaviour.unwrap_or(TypeId::of::<Envelope<S>>());
+        let _ = crate::rt::signals::with_live(pid.id(), |_, s| s.behaviour = Some(tag));
         let _watch = ExitWatch::spawned(pid.id(), r);
         let limit = self.start_timeout.unwrap_or(Duration::MAX);
         let outcome = match crate::rt::timeout_wheel::timeout(limit, started.wait()).await {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::intensity::RestartIntensity;
 use super::state::{SupCall, SupState};
 use super::{ChildCounts, ChildInfo, ChildSpec, Strategy, SupervisorError, SupervisorRef};
-use crate::otp::server::{CallError, ServerOptions, StartError, StopError};
+use crate::otp::server::{CallError, ServerOptions, ServerRef, StartError, StopError};
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 
@@ -107,7 +107,10 @@ impl DynamicSupervisor {
             children: Vec::new(),
             dynamic: Some(self.max_children),
         };
-        let server = options.start(state).await?;
+        let server = options
+            .behaviour(std::any::TypeId::of::<DynamicTag>())
+            .start(state)
+            .await?;
         Ok(DynamicSupervisorRef(SupervisorRef(server)))
     }
 
@@ -121,7 +124,49 @@ impl DynamicSupervisor {
     }
 }
 
+/// What a dynamic supervisor's process is recorded as (its server is a supervisor's, with
+/// other rules).
+struct DynamicTag;
+
 impl DynamicSupervisorRef {
+    /// The dynamic supervisor registered as `name` (a [`Supervisor`](super::Supervisor)'s
+    /// name gives [`RegistryError::WrongType`](crate::RegistryError::WrongType)).
+    ///
+    /// ```
+    /// use mote::supervisor::{DynamicSupervisor, DynamicSupervisorRef};
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let sup = DynamicSupervisor::new().name("sessions").start_link().await.unwrap();
+    ///     assert_eq!(DynamicSupervisorRef::named("sessions"), Ok(sup));
+    ///     assert!(DynamicSupervisorRef::named("nobody").is_err());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn named(name: &str) -> Result<Self, crate::RegistryError> {
+        let server = ServerRef::<SupState>::named(name)?;
+        Self::from_id(server.id()).ok_or_else(|| crate::RegistryError::WrongType {
+            name: name.into(),
+            expected: "a dynamic supervisor",
+            actual: "a supervisor",
+        })
+    }
+
+    /// The dynamic supervisor whose process is `id`, if it is one (alive, and started by
+    /// [`DynamicSupervisor`]).
+    ///
+    /// ```
+    /// use mote::supervisor::{DynamicSupervisor, DynamicSupervisorRef};
+    /// mote::run(|p: mote::Process<()>| async move {
+    ///     let sup = DynamicSupervisor::new().start_link().await.unwrap();
+    ///     assert_eq!(DynamicSupervisorRef::from_id(sup.id()), Some(sup));
+    ///     assert_eq!(DynamicSupervisorRef::from_id(p.id()), None);
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn from_id(id: ProcessId) -> Option<Self> {
+        ServerRef::<SupState>::from_id_as(id, std::any::TypeId::of::<DynamicTag>())
+            .map(|s| DynamicSupervisorRef(SupervisorRef(s)))
+    }
+
     /// The supervisor's process id.
     pub fn id(&self) -> ProcessId {
         self.0.id()

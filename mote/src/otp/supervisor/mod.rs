@@ -290,9 +290,48 @@ impl Supervisor {
 }
 
 impl SupervisorRef {
-    /// The supervisor registered as `name`.
+    /// The supervisor registered as `name`. (A dynamic supervisor's name gives
+    /// [`DynamicSupervisorRef::named`] instead, here [`RegistryError::WrongType`](crate::RegistryError::WrongType).)
+    ///
+    /// ```
+    /// use mote::supervisor::{Strategy, Supervisor, SupervisorRef};
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let sup = Supervisor::new(Strategy::OneForOne).name("top").start_link().await.unwrap();
+    ///     assert_eq!(SupervisorRef::named("top"), Ok(sup));
+    /// })
+    /// .unwrap();
+    /// ```
     pub fn named(name: &str) -> Result<Self, crate::RegistryError> {
-        ServerRef::named(name).map(SupervisorRef)
+        let server = ServerRef::<SupState>::named(name)?;
+        Self::from_id(server.id()).ok_or_else(|| crate::RegistryError::WrongType {
+            name: name.into(),
+            expected: "a supervisor",
+            actual: "a dynamic supervisor",
+        })
+    }
+
+    /// The supervisor whose process is `id`, if it is one (alive, and started by
+    /// [`Supervisor`]; a dynamic supervisor's id gives `None`, see
+    /// [`DynamicSupervisorRef::from_id`]): for the pid of a supervisor child that
+    /// [`which_children`](Self::which_children) reports.
+    ///
+    /// ```
+    /// use mote::supervisor::{Strategy, Supervisor, SupervisorRef};
+    /// mote::run(|p: mote::Process<()>| async move {
+    ///     let root = Supervisor::new(Strategy::OneForOne)
+    ///         .child(Supervisor::new(Strategy::OneForAll).into_child_spec("inner"))
+    ///         .start_link()
+    ///         .await
+    ///         .unwrap();
+    ///     let inner = root.which_children().await.unwrap()[0].pid.unwrap();
+    ///     let inner = SupervisorRef::from_id(inner).expect("a supervisor");
+    ///     assert_eq!(inner.count_children().await.unwrap().specs, 0);
+    ///     assert_eq!(SupervisorRef::from_id(p.id()), None);
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn from_id(id: ProcessId) -> Option<Self> {
+        ServerRef::<SupState>::from_id(id).map(SupervisorRef)
     }
 
     /// The supervisor's process id.

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::otp::server::{self, Server, StartError};
+use crate::otp::server::{Server, ServerOptions, StartError};
 use crate::process::spawn::SpawnError;
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
@@ -56,7 +56,7 @@ type StartFn = Arc<dyn Fn() -> IgnorableStart + Send + Sync>;
 /// How to start, restart and stop one child (Erlang's child specification).
 ///
 /// The start function runs inside the supervisor's process and must start the child
-/// *linked to its caller* (the supervisor): [`server::start_link`],
+/// *linked to its caller* (the supervisor): [`server::start_link`](crate::server::start_link),
 /// [`SpawnOptions::linked`](crate::SpawnOptions::linked), [`Supervisor::start_link`](super::Supervisor::start_link).
 /// The supervisor also links to whatever pid it returns, so a forgotten link is mended, but
 /// a child that ends before that is seen only as `noproc`.
@@ -83,6 +83,8 @@ pub struct ChildSpec {
     pub(super) restart: Restart,
     pub(super) shutdown: Shutdown,
     pub(super) kind: ChildKind,
+    /// Started by a one-shot function ([`ChildSpec::temporary_once`]): always temporary.
+    once: bool,
 }
 
 impl ChildSpec {
@@ -129,11 +131,12 @@ impl ChildSpec {
             restart: Restart::Permanent,
             shutdown: Shutdown::Timeout(Duration::from_secs(5)),
             kind: ChildKind::Worker,
+            once: false,
         }
     }
 
     /// A permanent worker that is a [`Server`]: `init` makes a fresh state for each
-    /// (re)start, which is started with [`server::start_link`]. A server whose `init`
+    /// (re)start, which is started with [`server::start_link`](crate::server::start_link). A server whose `init`
     /// answers [`Init::Ignore`](crate::server::Init::Ignore) is kept with no process, as
     /// [`ChildSpec::new_ignorable`] says.
     ///
@@ -153,11 +156,42 @@ impl ChildSpec {
         S: Server,
         F: Fn() -> S + Send + Sync + 'static,
     {
+        ChildSpec::server_with(id, ServerOptions::new(), init)
+    }
+
+    /// Like [`ChildSpec::server`], started with these options: a registered name (taken at
+    /// each start, so the restarted server is found under it again), a mailbox bound, a
+    /// start timeout. The server is always linked to the supervisor, whatever `options`
+    /// say.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mote::server::{Server, ServerOptions, ServerRef};
+    /// use mote::supervisor::{ChildSpec, Strategy, Supervisor};
+    ///
+    /// #[derive(Default)]
+    /// struct Cache;
+    /// impl Server for Cache { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let spec = ChildSpec::server_with("cache", ServerOptions::new().name("cache"), Cache::default);
+    ///     let _sup = Supervisor::new(Strategy::OneForOne).child(spec).start_link().await.unwrap();
+    ///     let cache = ServerRef::<Cache>::named("cache").unwrap();
+    ///     assert_eq!(cache.call((), Duration::from_secs(5)).await, Err(mote::server::CallError::NoReply));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn server_with<S, F>(id: impl Into<Arc<str>>, options: ServerOptions, init: F) -> Self
+    where
+        S: Server,
+        F: Fn() -> S + Send + Sync + 'static,
+    {
         let init = Arc::new(init);
         ChildSpec::new_ignorable(id, move || {
             let state = init();
+            let options = options.clone().linked();
             async move {
-                match server::start_link(state).await {
+                match options.start(state).await {
                     Ok(server) => Ok(Some(server.id())),
                     Err(StartError::Ignored) => Ok(None),
                     Err(e) => Err(e.into()),
@@ -166,13 +200,74 @@ impl ChildSpec {
         })
     }
 
+    /// A temporary worker started by a one-shot function (`FnOnce`): for a child that
+    /// takes a value it owns, a `TcpStream` say, which a restart could not give again.
+    /// Temporary children are never restarted, so the function runs at most once. Its
+    /// shutdown is a 5 s timeout, like [`ChildSpec::new`]'s.
+    ///
+    /// A clone of the spec shares the function: the second start of either fails with the
+    /// reason `already_started_once` (a dynamic supervisor's
+    /// [`start_child`](super::DynamicSupervisorRef::start_child) gives
+    /// [`SupervisorError::StartFailed`](super::SupervisorError::StartFailed)).
+    ///
+    /// # Panics
+    /// [`ChildSpec::restart`] with anything but [`Restart::Temporary`] panics on such a spec.
+    ///
+    /// ```
+    /// use mote::supervisor::{ChildSpec, DynamicSupervisor};
+    /// use mote::{Process, SpawnOptions};
+    ///
+    /// mote::run(|_p: Process<()>| async move {
+    ///     let sup = DynamicSupervisor::new().start_link().await.unwrap();
+    ///     let owned = String::from("a socket, say"); // moved into the child, never cloned
+    ///     let spec = ChildSpec::temporary_once("conn", move || async move {
+    ///         let pid = SpawnOptions::new().linked().spawn(move |mut c: Process<()>| async move {
+    ///             c.recv().await;
+    ///             drop(owned);
+    ///         });
+    ///         Ok(pid.id())
+    ///     });
+    ///     let again = spec.clone();
+    ///     sup.start_child(spec).await.unwrap();
+    ///     assert!(sup.start_child(again).await.is_err());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn temporary_once<F, Fut>(id: impl Into<Arc<str>>, start: F) -> Self
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<ProcessId, ExitReason>> + Send + 'static,
+    {
+        let once = parking_lot::Mutex::new(Some(start));
+        let mut spec = ChildSpec::new_ignorable(id, move || {
+            let start = once.lock().take();
+            async move {
+                match start {
+                    Some(start) => start().await.map(Some),
+                    None => Err(ExitReason::custom("already_started_once")),
+                }
+            }
+        });
+        spec.restart = Restart::Temporary;
+        spec.once = true;
+        spec
+    }
+
     /// The child's id, unique within its supervisor.
     pub fn id(&self) -> &str {
         &self.id
     }
 
     /// Sets when the child is restarted (default [`Restart::Permanent`]).
+    ///
+    /// # Panics
+    /// On a [`ChildSpec::temporary_once`] spec, for anything but [`Restart::Temporary`]:
+    /// its start function cannot run twice.
     pub fn restart(mut self, restart: Restart) -> Self {
+        assert!(
+            !self.once || restart == Restart::Temporary,
+            "a ChildSpec::temporary_once child cannot be restarted: it must stay Restart::Temporary"
+        );
         self.restart = restart;
         self
     }
@@ -214,10 +309,12 @@ impl From<StartError> for ExitReason {
     fn from(e: StartError) -> Self {
         match e {
             StartError::Init(reason) => reason,
-            StartError::AlreadyStarted(owner) => {
+            StartError::AlreadyStarted(owner) | StartError::Spawn(SpawnError::NameTaken(owner)) => {
                 ExitReason::from(Term::tuple([Term::atom("already_started"), owner.into()]))
             }
-            StartError::Name(_) => ExitReason::custom("badarg"),
+            StartError::Name(_) | StartError::Spawn(SpawnError::BadName) => {
+                ExitReason::custom("badarg")
+            }
             StartError::Spawn(SpawnError::TableFull(_)) => ExitReason::custom("system_limit"),
             StartError::Spawn(SpawnError::NotInProcess) => ExitReason::custom("not_in_process"),
             StartError::Ignored => ExitReason::custom("ignore"),

@@ -77,4 +77,7 @@ pub(crate) struct Extras {
     pub(crate) name: Option<RegisteredName>,
     /// The permits of a bounded mailbox; closed when the process ends.
     pub(crate) bound: Option<Arc<tokio::sync::Semaphore>>,
+    /// What a behaviour (a server, a supervisor) says its process is, so that a typed
+    /// reference can be made from the bare id with a check (`ServerRef::from_id`).
+    pub(crate) behaviour: Option<std::any::TypeId>,
 }
