@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::reply::{NoReply, ReplyTo};
+use super::request::{Handles, Request, Typed};
 use super::run::{Envelope, Msg};
 use super::Server;
 use crate::process::registry::RegistryError;
@@ -217,22 +218,47 @@ impl<S: Server> ServerRef<S> {
         request: S::Call,
         timeout: Duration,
     ) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
-        let sent = self.send_call(request);
-        async move {
-            let (slot, watch) = sent?;
-            let mut waiting = Waiting(Some(slot));
-            let outcome = match crate::rt::timeout_wheel::timeout(timeout, &mut waiting).await {
-                Ok(outcome) => outcome,
-                // A reply that raced the timer is still a reply.
-                Err(_) => waiting.close().ok_or(CallError::Timeout)?,
-            };
-            drop(watch);
-            match outcome {
-                Ok(Ok(reply)) => Ok(reply),
-                Ok(Err(NoReply)) => Err(CallError::NoReply),
-                Err(reason) => Err(CallError::Exit(reason)),
-            }
-        }
+        wait_reply(self.send_call(request), timeout)
+    }
+
+    /// Sends a typed request ([`Request`]) and waits up to `timeout` for its reply, of the
+    /// request's own type: for servers that implement [`Handles`] for it. As
+    /// [`ServerRef::call`] otherwise (errors, callable from anywhere, sent when called);
+    /// [`server::call`](super::call) is this with a 5 s timeout.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mote::server::{self, Context, Handles, Request, Server};
+    ///
+    /// struct Clock(u64);
+    /// impl Server for Clock { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+    ///
+    /// struct Now;
+    /// impl Request for Now { type Reply = u64; }
+    /// impl Handles<Now> for Clock {
+    ///     async fn handle(&mut self, _: Now, _: &mut Context<Self>) -> u64 {
+    ///         self.0 += 1;
+    ///         self.0
+    ///     }
+    /// }
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let clock = server::start(Clock(0)).await.unwrap();
+    ///     assert_eq!(clock.request(Now, Duration::from_secs(5)).await, Ok(1));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn request<R>(
+        &self,
+        request: R,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<R::Reply, CallError>> + Send + 'static
+    where
+        S: Handles<R>,
+        R: Request,
+    {
+        let sent = self.send_with(|from| Msg::Typed(Box::new(Typed { request, from })));
+        wait_reply(sent, timeout)
     }
 
     /// The synchronous half of a call: watch the server, then send the request with its
@@ -242,6 +268,16 @@ impl<S: Server> ServerRef<S> {
         &self,
         request: S::Call,
     ) -> Result<(Arc<Completion<Result<S::Reply, NoReply>>>, ExitWatch), CallError> {
+        self.send_with(|from| Msg::Call(request, from))
+    }
+
+    /// Watches the server, then sends the message `make` builds around the reply slot.
+    #[allow(clippy::type_complexity)]
+    #[inline]
+    fn send_with<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(ReplyTo<T>) -> Msg<S>,
+    ) -> Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), CallError> {
         if crate::self_id() == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
@@ -251,13 +287,10 @@ impl<S: Server> ServerRef<S> {
         if !watch.is_active() {
             return Err(CallError::NoProc);
         }
-        self.pid.send(Envelope(Msg::Call(
-            request,
-            ReplyTo {
-                slot: Some(Arc::clone(&slot)),
-                caller: crate::self_id(),
-            },
-        )));
+        self.pid.send(Envelope(make(ReplyTo {
+            slot: Some(Arc::clone(&slot)),
+            caller: crate::self_id(),
+        })));
         Ok((slot, watch))
     }
 
@@ -290,6 +323,27 @@ impl<S: Server> ServerRef<S> {
             Err(other) => Err(StopError::Exit(other)),
             Ok(()) => unreachable!("only the server's exit fills this slot"),
         }
+    }
+}
+
+/// The waiting half of a call: the reply, or why none came.
+#[allow(clippy::type_complexity)]
+async fn wait_reply<T: Send + 'static>(
+    sent: Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), CallError>,
+    timeout: Duration,
+) -> Result<T, CallError> {
+    let (slot, watch) = sent?;
+    let mut waiting = Waiting(Some(slot));
+    let outcome = match crate::rt::timeout_wheel::timeout(timeout, &mut waiting).await {
+        Ok(outcome) => outcome,
+        // A reply that raced the timer is still a reply.
+        Err(_) => waiting.close().ok_or(CallError::Timeout)?,
+    };
+    drop(watch);
+    match outcome {
+        Ok(Ok(reply)) => Ok(reply),
+        Ok(Err(NoReply)) => Err(CallError::NoReply),
+        Err(reason) => Err(CallError::Exit(reason)),
     }
 }
 

@@ -87,6 +87,7 @@
 mod context;
 mod handle;
 mod reply;
+mod request;
 mod run;
 mod start;
 
@@ -95,6 +96,7 @@ use std::future::Future;
 pub use context::Context;
 pub use handle::{call_named, cast_named, CallError, ServerRef, StopError};
 pub use reply::ReplyTo;
+pub use request::{call, Handles, Request, DEFAULT_CALL_TIMEOUT};
 pub use run::Envelope;
 pub use start::{start, start_link, ServerOptions, StartError};
 

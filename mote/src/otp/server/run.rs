@@ -5,6 +5,7 @@ use std::panic::AssertUnwindSafe;
 use std::task::Poll;
 
 use super::reply::{NoReply, ReplyTo};
+use super::request::TypedCall;
 use super::{Context, Next, Server};
 use crate::values::exit::{Down, Exit, ExitReason};
 
@@ -49,6 +50,8 @@ pub struct Envelope<S: Server>(pub(super) Msg<S>);
 
 pub(super) enum Msg<S: Server> {
     Call(S::Call, ReplyTo<S::Reply>),
+    /// A typed request ([`Handles`](super::Handles)), its type erased.
+    Typed(Box<dyn TypedCall<S>>),
     Cast(S::Cast),
     Info(S::Info),
     Exit(Exit),
@@ -81,6 +84,7 @@ impl<S: Server> std::fmt::Debug for Envelope<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match &self.0 {
             Msg::Call(..) => "Call",
+            Msg::Typed(_) => "Typed",
             Msg::Cast(_) => "Cast",
             Msg::Info(_) => "Info",
             Msg::Exit(_) => "Exit",
@@ -154,6 +158,7 @@ async fn dispatch<S: Server>(
             }
             next
         }
+        Msg::Typed(call) => catching(call.run(server, ctx)).await,
         Msg::Cast(message) => catching(server.handle_cast(message, ctx)).await,
         Msg::Info(message) => catching(server.handle_info(message, ctx)).await,
         // The parent's exit stops the server whatever `handle_exit` would do (gen_server
