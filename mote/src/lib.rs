@@ -51,6 +51,9 @@
 //! * [`supervisor`]: supervision trees ([`supervisor::Supervisor`] with one-for-one,
 //!   one-for-all and rest-for-one restarts and restart intensity;
 //!   [`supervisor::DynamicSupervisor`] for children started on demand).
+//! * [`stream`]: [`attach_stream`] turns a `Stream`'s items (a socket's lines, a channel)
+//!   into messages, with its end signalled; [`Process::recv`] is cancel-safe in
+//!   `tokio::select!`.
 //! * [`agent`]: a process holding a state changed by closures (Elixir's `Agent`).
 //! * Synchronous start: [`start`] spawns and waits for the child's [`Started::confirm`]
 //!   (Erlang's `proc_lib:start`); [`spawn`] stays the asynchronous default.
@@ -148,6 +151,7 @@ mod otp {
     pub mod pool;
     pub mod server;
     pub(crate) mod shutdown;
+    pub mod stream;
     pub mod supervisor;
     pub mod task;
     pub mod testkit;
@@ -155,7 +159,8 @@ mod otp {
 
 #[cfg(not(loom))]
 pub use otp::pool;
-pub use otp::{agent, pg, server, supervisor, task, testkit};
+pub use otp::stream::{attach_stream, AttachedStream};
+pub use otp::{agent, pg, server, stream, supervisor, task, testkit};
 
 /// Runs an `async fn` as a test in a fresh mote process, failing it if it panics, ends
 /// abnormally or runs past its time limit (60 s, or `timeout = "10s"`). The function takes

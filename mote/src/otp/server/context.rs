@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
+use futures_core::Stream;
+
 use super::{Envelope, Server, ServerRef};
+use crate::otp::stream::AttachedStream;
 use crate::process::handle::Process;
 use crate::process::timer::TimerRef;
 use crate::rt::signals::LinkError;
@@ -89,6 +92,65 @@ impl<S: Server> Context<S> {
     /// Monitors a process; its [`Down`](crate::Down) goes to [`Server::handle_down`].
     pub fn monitor(&self, target: impl Into<ProcessId>) -> MonitorRef {
         self.process.monitor(target)
+    }
+
+    /// Attaches a stream to this server: each item arrives in [`Server::handle_info`] as
+    /// `map(item)`, and `on_end()` after the last one (see [`attach_stream`](crate::attach_stream):
+    /// a forwarder linked to the server polls the stream, and goes when the server does).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mote::server::{self, Context, Next, ReplyTo, Server};
+    ///
+    /// enum Info { Item(u32), End }
+    ///
+    /// #[derive(Default)]
+    /// struct Summer { sum: u32, done: Option<ReplyTo<u32>>, ended: bool }
+    ///
+    /// impl Server for Summer {
+    ///     type Call = ();
+    ///     type Reply = u32;
+    ///     type Cast = ();
+    ///     type Info = Info;
+    ///     async fn init(&mut self, ctx: &mut Context<Self>) -> Result<(), mote::ExitReason> {
+    ///         ctx.attach_stream(futures_util::stream::iter([1, 2, 3]), Info::Item, || Info::End);
+    ///         Ok(())
+    ///     }
+    ///     async fn handle_info(&mut self, info: Info, _: &mut Context<Self>) -> Next {
+    ///         match info {
+    ///             Info::Item(n) => self.sum += n,
+    ///             Info::End => {
+    ///                 self.ended = true;
+    ///                 if let Some(from) = self.done.take() { from.reply(self.sum) }
+    ///             }
+    ///         }
+    ///         Next::Continue
+    ///     }
+    ///     // Answers once the stream has ended.
+    ///     async fn handle_call(&mut self, _: (), from: ReplyTo<u32>, _: &mut Context<Self>) -> Next {
+    ///         if self.ended { from.reply(self.sum) } else { self.done = Some(from) }
+    ///         Next::Continue
+    ///     }
+    /// }
+    ///
+    /// mote::run(|_p: mote::Process<()>| async move {
+    ///     let s = server::start(Summer::default()).await.unwrap();
+    ///     assert_eq!(s.call((), Duration::from_secs(5)).await, Ok(6));
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn attach_stream<St, F, E>(&self, stream: St, mut map: F, on_end: E) -> AttachedStream
+    where
+        St: Stream + Send + 'static,
+        F: FnMut(St::Item) -> S::Info + Send + 'static,
+        E: FnOnce() -> S::Info + Send + 'static,
+    {
+        crate::otp::stream::attach_stream(
+            self.process.pid(),
+            stream,
+            move |item| Envelope::info(map(item)),
+            move || Envelope::info(on_end()),
+        )
     }
 
     /// Sends `info` to this server after `delay` (it arrives in [`Server::handle_info`]).

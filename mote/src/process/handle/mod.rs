@@ -87,6 +87,16 @@ impl<M: Send + 'static> Process<M> {
     /// process yields to others once (fairness: a process that always has messages cannot
     /// monopolise a thread).
     ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: a message leaves the mailbox only in the poll that returns it, so a
+    /// `recv` dropped before it is ready (another `tokio::select!` branch won, a timeout
+    /// ran out) loses nothing; the message is the next one received. The same holds for
+    /// [`recv_matching`](Self::recv_matching) (what it skipped stays queued, in order) and
+    /// the timeout variants. See [`mote::stream`](crate::stream) for `select!` over a
+    /// stream and the mailbox, or [`attach_stream`](crate::attach_stream) to have a stream's
+    /// items sent as messages instead.
+    ///
     /// ```
     /// mote::run(|mut p: mote::Process<&'static str>| async move {
     ///     p.pid().send("hi");
