@@ -137,3 +137,34 @@ fn an_io_error_is_an_exit_reason() {
     let reason: ExitReason = e.into();
     assert!(reason.is_abnormal());
 }
+
+/// A child started by the supervisor's `init` may look its supervisor up by id at once:
+/// the supervisor is recorded as one before its `init` runs.
+#[test]
+fn a_child_finds_its_supervisor_by_id_from_its_first_instruction() {
+    testkit::run_test(LONG, |mut p: Process<bool>| async move {
+        let me = p.pid();
+        for _ in 0..200 {
+            let spec = ChildSpec::new("looker", move || {
+                let sup = mote::self_id().expect("start functions run in the supervisor");
+                async move {
+                    let pid =
+                        SpawnOptions::new()
+                            .linked()
+                            .spawn(move |mut c: Process<()>| async move {
+                                me.send(SupervisorRef::from_id(sup).is_some());
+                                c.recv().await;
+                            });
+                    Ok(pid.id())
+                }
+            });
+            let sup = Supervisor::new(Strategy::OneForOne)
+                .child(spec)
+                .start()
+                .await
+                .unwrap();
+            assert!(testkit::assert_receive(&mut p, LONG).await);
+            sup.stop(ExitReason::Shutdown, LONG).await.unwrap();
+        }
+    });
+}

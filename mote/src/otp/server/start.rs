@@ -200,9 +200,14 @@ impl ServerOptions {
         let r = crate::rt::signals::new_ref();
         let ready = Arc::clone(&started);
         let name = self.name;
+        let tag = self.behaviour.unwrap_or(TypeId::of::<Envelope<S>>());
         let pid = spawn.watched_by(r, started.clone()).try_spawn(
             move |process: Process<Envelope<S>>| async move {
                 let mut server = server;
+                // Before `init`: what `init` starts may already look this server up by id.
+                let _ = crate::rt::signals::with_live(process.id(), |_, s| {
+                    s.behaviour = Some(tag);
+                });
                 let mut ctx = Context { process, parent };
                 let failed = |ctx: &Context<S>, error: StartError| {
                     if let Some(parent) = parent {
@@ -238,8 +243,6 @@ impl ServerOptions {
                 }
             },
         )?;
-        let tag = self.behaviour.unwrap_or(TypeId::of::<Envelope<S>>());
-        let _ = crate::rt::signals::with_live(pid.id(), |_, s| s.behaviour = Some(tag));
         let _watch = ExitWatch::spawned(pid.id(), r);
         let limit = self.start_timeout.unwrap_or(Duration::MAX);
         let outcome = match crate::rt::timeout_wheel::timeout(limit, started.wait()).await {
