@@ -45,6 +45,13 @@
 //! .unwrap();
 //! ```
 //!
+//! # Typed requests
+//!
+//! Besides its one `Call` type, a server may take any number of request types, each with
+//! its own reply type: implement [`Request`] for the request (its `Reply`) and
+//! [`Handles<R>`](Handles) for the server, then [`call`] (or [`ServerRef::request`]) returns
+//! that reply type. No reply enum, no `unreachable!` arms. See [`Handles`].
+//!
 //! # Calls that cannot go wrong quietly
 //!
 //! A call either returns the reply or a [`CallError`] saying why not: the server is not alive
