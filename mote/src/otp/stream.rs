@@ -59,7 +59,7 @@ use crate::values::pid::{Pid, ProcessId};
 
 /// What the forwarder of an attached stream takes: a cancel, or its target's `Down`.
 #[derive(Debug)]
-pub struct Control(ControlKind);
+struct Control(ControlKind);
 
 #[derive(Debug)]
 enum ControlKind {
