@@ -86,6 +86,8 @@ impl Server for Room {
 }
 
 /// Join the room as `name`; the reply lists who was already in.
+#[derive(Request)]
+#[reply(Result<Vec<String>, NameTaken>)]
 pub struct Join {
     /// The nickname.
     pub name: String,
@@ -96,10 +98,6 @@ pub struct Join {
 /// A nickname someone else has.
 #[derive(Debug, PartialEq)]
 pub struct NameTaken;
-
-impl Request for Join {
-    type Reply = Result<Vec<String>, NameTaken>;
-}
 
 impl Handles<Join> for Room {
     async fn handle(
@@ -119,15 +117,13 @@ impl Handles<Join> for Room {
 }
 
 /// Say `text` as `from`; the reply is how many others heard it.
+#[derive(Request)]
+#[reply(usize)]
 pub struct Say {
     /// Who speaks.
     pub from: String,
     /// What they say.
     pub text: String,
-}
-
-impl Request for Say {
-    type Reply = usize;
 }
 
 impl Handles<Say> for Room {
@@ -137,11 +133,9 @@ impl Handles<Say> for Room {
 }
 
 /// Who is in the room, in name order.
+#[derive(Request)]
+#[reply(Vec<String>)]
 pub struct Who;
-
-impl Request for Who {
-    type Reply = Vec<String>;
-}
 
 impl Handles<Who> for Room {
     async fn handle(&mut self, _: Who, _: &mut Context<Self>) -> Vec<String> {
@@ -150,11 +144,9 @@ impl Handles<Who> for Room {
 }
 
 /// Leave the room (a session that quits; one that ends otherwise leaves through its `Down`).
+#[derive(Request)]
+#[reply(())]
 pub struct Leave(pub String);
-
-impl Request for Leave {
-    type Reply = ();
-}
 
 impl Handles<Leave> for Room {
     async fn handle(&mut self, Leave(name): Leave, ctx: &mut Context<Self>) {

@@ -1,4 +1,5 @@
-//! Procedural macros of mote, re-exported by the `mote` crate: use them as `#[mote::test]`.
+//! Procedural macros of mote, re-exported by the `mote` crate: use them as `#[mote::test]`
+//! and `#[derive(mote::server::Request)]`.
 //!
 //! This crate is an implementation detail; its items are documented where `mote`
 //! re-exports them.
@@ -10,6 +11,18 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, ItemFn, Lit, Meta, Token};
+
+mod request;
+
+/// Implements `mote::server::Request` with the reply type named by `#[reply(Type)]`; see
+/// `mote::server::Request`.
+#[proc_macro_derive(Request, attributes(reply))]
+pub fn derive_request(item: TokenStream) -> TokenStream {
+    match request::expand(item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
 
 /// Runs an `async fn` as a test inside a fresh mote process; see `mote::test`.
 #[proc_macro_attribute]

@@ -42,10 +42,10 @@ impl Server for Account {
     }
 }
 
+/// Derived: the same as `impl Request for Balance { type Reply = i64; }`.
+#[derive(Request)]
+#[reply(i64)]
 struct Balance;
-impl Request for Balance {
-    type Reply = i64;
-}
 
 #[derive(Debug, PartialEq)]
 struct Insufficient {

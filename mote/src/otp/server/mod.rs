@@ -104,6 +104,31 @@ pub use context::Context;
 pub use handle::{call_named, cast_named, CallError, ServerRef, StopError};
 pub use reply::ReplyTo;
 pub use request::{call, Handles, Request, DEFAULT_CALL_TIMEOUT};
+
+/// Derives [`Request`](trait@Request) with the reply type named by `#[reply(Type)]`.
+///
+/// ```
+/// use mote::server::{self, Context, Handles, Request, Server};
+///
+/// #[derive(Request)]
+/// #[reply(Option<String>)]
+/// struct GetUser(u64);
+///
+/// struct Users;
+/// impl Server for Users { type Call = (); type Reply = (); type Cast = (); type Info = (); }
+/// impl Handles<GetUser> for Users {
+///     async fn handle(&mut self, GetUser(id): GetUser, _: &mut Context<Self>) -> Option<String> {
+///         (id == 1).then(|| "ada".to_string())
+///     }
+/// }
+///
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let users = server::start(Users).await.unwrap();
+///     assert_eq!(server::call(&users, GetUser(1)).await, Ok(Some("ada".to_string())));
+/// })
+/// .unwrap();
+/// ```
+pub use mote_macros::Request;
 pub use run::Envelope;
 pub use start::{start, start_link, ServerOptions, StartError};
 

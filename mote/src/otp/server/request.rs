@@ -8,7 +8,9 @@ use std::time::Duration;
 use super::reply::ReplyTo;
 use super::{CallError, Context, Next, Server, ServerRef};
 
-/// A request a server may take with [`Handles`], and the type of its reply.
+/// A request a server may take with [`Handles`], and the type of its reply. Implement it,
+/// or derive it with `#[derive(Request)]` and `#[reply(Type)]`
+/// ([the derive](macro@crate::server::Request)).
 ///
 /// ```
 /// use mote::server::Request;
