@@ -65,7 +65,8 @@ pub struct RunArgs {
     /// Workload name (see `mote-bench list`).
     #[arg(long)]
     pub workload: String,
-    /// Implementation: mote, tokio (or a style of it, tokio:NAME), go, elixir, elixir_tuned.
+    /// Implementation: mote, tokio (or a style of it, tokio:NAME), go, elixir, elixir_tuned,
+    /// clojure_agents, clojure_agents_tuned, clojure_async, clojure_async_buffered, pekko.
     #[arg(long = "impl")]
     pub imp: String,
     /// Variant; the workload's first variant when absent.
@@ -113,8 +114,10 @@ pub struct SuiteArgs {
     /// Warm-up runs per scenario and implementation.
     #[arg(long, default_value_t = 1)]
     pub warmup: u32,
-    /// Comma-separated implementations [default: all: mote, tokio, go, elixir,
-    /// elixir_tuned]. tokio brings its named styles along (tokio:NAME runs one alone).
+    /// Comma-separated implementations, or `all` [default: mote, tokio, go, elixir,
+    /// elixir_tuned; with --full also the JVM peers clojure_agents, clojure_agents_tuned,
+    /// clojure_async, clojure_async_buffered and pekko]. tokio brings its named styles along
+    /// (tokio:NAME runs one alone).
     #[arg(long)]
     pub impls: Option<String>,
     /// Comma-separated workloads [default: all].

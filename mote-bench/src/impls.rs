@@ -122,12 +122,26 @@ pub fn all() -> Vec<Impl> {
     all_base_names().map(Impl::named).collect()
 }
 
-/// Parses a comma-separated list (`--impls tokio,go`), keeping interleaving order and dropping
+/// The implementations a run takes when `--impls` is not given: every one for `--full`;
+/// for the standard and quick runs, those whose runtime is in the default run (not the JVM
+/// peers, whose start-up would double the run).
+pub fn default_for(full: bool) -> Vec<Impl> {
+    all()
+        .into_iter()
+        .filter(|i| full || peers::find_impl(i.base()).is_none_or(|(p, _)| p.in_default_run))
+        .collect()
+}
+
+/// Parses a comma-separated list (`--impls tokio,go`; `all` for every implementation), keeping interleaving order and dropping
 /// repeats so the order on the command line cannot change how noise is spread.
 pub fn parse_list(s: &str) -> anyhow::Result<Vec<Impl>> {
     let mut chosen = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        chosen.push(Impl::parse(part)?);
+        if part == "all" {
+            chosen.extend(all());
+        } else {
+            chosen.push(Impl::parse(part)?);
+        }
     }
     anyhow::ensure!(!chosen.is_empty(), "--impls names no implementation");
     chosen.sort();
@@ -138,6 +152,32 @@ pub fn parse_list(s: &str) -> anyhow::Result<Vec<Impl>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_run_leaves_the_jvm_peers_to_the_full_run() {
+        let jvm = [
+            "clojure_agents",
+            "clojure_agents_tuned",
+            "clojure_async",
+            "clojure_async_buffered",
+            "pekko",
+        ];
+        let standard: Vec<String> = default_for(false).iter().map(|i| i.name().into()).collect();
+        let full: Vec<String> = default_for(true).iter().map(|i| i.name().into()).collect();
+        for name in ["mote", "tokio", "go", "elixir", "elixir_tuned"] {
+            assert!(standard.iter().any(|n| n == name), "{name} missing");
+        }
+        for name in jvm {
+            assert!(
+                !standard.iter().any(|n| n == name),
+                "{name} in the default run"
+            );
+            assert!(full.iter().any(|n| n == name), "{name} not in the full run");
+        }
+        let named = parse_list("mote,pekko").unwrap();
+        assert_eq!(named, vec![Impl::mote(), Impl::named("pekko")]);
+        assert_eq!(parse_list("all").unwrap(), all());
+    }
 
     #[test]
     fn lists_parse_into_interleaving_order() {

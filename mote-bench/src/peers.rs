@@ -21,6 +21,10 @@ pub struct Peer {
     pub version: &'static [&'static str],
     /// Typical start-up and tear-down cost of one run, ms (for the duration estimate).
     pub startup_ms: f64,
+    /// Whether the default (standard-size) and `--quick` runs include it; `--full` and an
+    /// explicit `--impls` always do. The JVM peers' start-up and warm-up (seconds per run)
+    /// would double the default run's ten minutes, so they are in the full run only.
+    pub in_default_run: bool,
     /// The implementations it provides, in interleaving order.
     pub impls: &'static [PeerImpl],
 }
@@ -35,6 +39,19 @@ pub enum Launcher {
         dir: &'static str,
         /// The built program, in `dir`.
         file: &'static str,
+        /// The build command, run in `dir`.
+        build: &'static [&'static str],
+    },
+    /// A launcher script under `peers/` that runs a prepared artifact (compiled classes, a
+    /// jar): `dir/program`, ready when `dir/artifact` exists, which `build` (run in `dir`)
+    /// makes when it is missing and the build's first word is on PATH.
+    Prepared {
+        /// Directory under `peers/`.
+        dir: &'static str,
+        /// The launcher script, in `dir`.
+        program: &'static str,
+        /// What the build makes, relative to `dir`.
+        artifact: &'static str,
         /// The build command, run in `dir`.
         build: &'static [&'static str],
     },
@@ -76,6 +93,7 @@ pub static PEERS: &[Peer] = &[
         },
         version: &["go", "version"],
         startup_ms: 10.0,
+        in_default_run: true,
         impls: &[PeerImpl {
             name: "go",
             summary: "goroutines and channels, standard library only",
@@ -96,6 +114,7 @@ pub static PEERS: &[Peer] = &[
         },
         version: &["elixir", "--version"],
         startup_ms: 900.0,
+        in_default_run: true,
         impls: &[
             PeerImpl {
                 name: "elixir",
@@ -113,6 +132,70 @@ pub static PEERS: &[Peer] = &[
                 only: &["million", "spawn", "fanin", "workers"],
             },
         ],
+    },
+    Peer {
+        runtime: "clojure",
+        // One launcher serves the four implementations; its first argument names the one.
+        launcher: Launcher::Prepared {
+            dir: "clojure",
+            program: "mote-peer-clojure",
+            artifact: "classes/mote_peer/main__init.class",
+            build: &["bash", "build.sh"],
+        },
+        version: &["clojure/mote-peer-clojure", "--version"],
+        // JVM start, loading the AOT-compiled classes, and the warm-up run (outside the
+        // measured time, inside the run's).
+        startup_ms: 3500.0,
+        in_default_run: false,
+        impls: &[
+            PeerImpl {
+                name: "clojure_agents",
+                summary: "Clojure agents, plain `send` (the fixed pool of cores + 2 threads)",
+                leading: &["clojure_agents"],
+                params: &[],
+                only: &["chain", "ring"],
+            },
+            PeerImpl {
+                name: "clojure_agents_tuned",
+                summary: "Clojure agents, `send` on a work-stealing pool (the tuned dispatch)",
+                leading: &["clojure_agents_tuned"],
+                params: &[],
+                only: &["chain", "ring"],
+            },
+            PeerImpl {
+                name: "clojure_async",
+                summary: "core.async go blocks, unbuffered channels as mailboxes",
+                leading: &["clojure_async"],
+                params: &[],
+                only: &[],
+            },
+            PeerImpl {
+                name: "clojure_async_buffered",
+                summary: "core.async with 1024-slot mailbox channels and one go thread per core",
+                leading: &["clojure_async_buffered"],
+                params: &[],
+                only: &["chain", "fanin", "workers"],
+            },
+        ],
+    },
+    Peer {
+        runtime: "pekko",
+        launcher: Launcher::Prepared {
+            dir: "pekko",
+            program: "mote-peer-pekko",
+            artifact: "target/mote-peer-pekko.jar",
+            build: &["mvn", "-q", "-B", "package"],
+        },
+        version: &["pekko/mote-peer-pekko", "--version"],
+        startup_ms: 2500.0,
+        in_default_run: false,
+        impls: &[PeerImpl {
+            name: "pekko",
+            summary: "Apache Pekko typed actors (Java), fork-join dispatcher, throughput 100",
+            leading: &[],
+            params: &[],
+            only: &[],
+        }],
     },
 ];
 
@@ -239,7 +322,24 @@ fn launch_prefix(dir: &Path, launcher: &Launcher, build: bool) -> Result<Prefix,
         } => {
             let program = dir.join(sub).join(file);
             if !is_executable(&program) {
-                build_program(&dir.join(sub), &program, build_cmd, build)?;
+                build_in(&dir.join(sub), &program, build_cmd, build, is_executable)?;
+            }
+            Ok((program, Vec::new()))
+        }
+        Launcher::Prepared {
+            dir: sub,
+            program,
+            artifact,
+            build: build_cmd,
+        } => {
+            let dir = dir.join(sub);
+            let program = dir.join(program);
+            if !is_executable(&program) {
+                return Err(format!("{} does not exist", program.display()));
+            }
+            let artifact = dir.join(artifact);
+            if !artifact.exists() {
+                build_in(&dir, &artifact, build_cmd, build, Path::exists)?;
             }
             Ok((program, Vec::new()))
         }
@@ -262,8 +362,15 @@ fn launch_prefix(dir: &Path, launcher: &Launcher, build: bool) -> Result<Prefix,
     }
 }
 
-/// Builds `program` by running `cmd` in `dir`, once, when asked and possible.
-fn build_program(dir: &Path, program: &Path, cmd: &[&str], build: bool) -> Result<(), String> {
+/// Makes `program` (a program or another artifact, done when `ready` says so) by running
+/// `cmd` in `dir`, once, when asked and possible.
+fn build_in(
+    dir: &Path,
+    program: &Path,
+    cmd: &[&str],
+    build: bool,
+    ready: fn(&Path) -> bool,
+) -> Result<(), String> {
     let Some((tool, args)) = cmd.split_first() else {
         return Err(format!("{} is missing", program.display()));
     };
@@ -288,7 +395,7 @@ fn build_program(dir: &Path, program: &Path, cmd: &[&str], build: bool) -> Resul
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("{tool} could not start: {e}"))?;
-    if out.status.success() && is_executable(program) {
+    if out.status.success() && ready(program) {
         Ok(())
     } else {
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -300,11 +407,17 @@ fn build_program(dir: &Path, program: &Path, cmd: &[&str], build: bool) -> Resul
     }
 }
 
-/// The output of `command` (first word looked up on PATH), its non-empty lines joined by
-/// `; `, or `None` when it cannot run.
+/// The output of `command` (first word looked up on PATH, or under `peers/` when it has a
+/// slash), its non-empty lines joined by `; `, or `None` when it cannot run.
 pub fn version_of(command: &[&str]) -> Option<String> {
     let (program, args) = command.split_first()?;
-    let out = Command::new(which(program)?)
+    // A first word with a slash is a program under `peers/` (a peer's own launcher).
+    let program = if program.contains('/') {
+        Some(locate_dir().join(program)).filter(|p| is_executable(p))?
+    } else {
+        which(program)?
+    };
+    let out = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
@@ -407,6 +520,73 @@ mod tests {
         };
         let err = launch_prefix(&dir, &launcher, true).unwrap_err();
         assert!(err.contains("is missing"), "{err}");
+    }
+
+    #[test]
+    fn jvm_peer_commands_name_the_implementation_first() {
+        let peers = Peers::fixed(vec![
+            (
+                "clojure",
+                PathBuf::from("/repo/peers/clojure/mote-peer-clojure"),
+                vec![],
+            ),
+            (
+                "pekko",
+                PathBuf::from("/repo/peers/pekko/mote-peer-pekko"),
+                vec![],
+            ),
+        ]);
+        let p = Params::from_pairs([("m", 100), ("n", 10)]);
+        let clj = peers
+            .command("clojure_async_buffered", "chain", "int", &p)
+            .unwrap();
+        assert_eq!(clj.get_program(), "/repo/peers/clojure/mote-peer-clojure");
+        assert_eq!(
+            args_of(&clj),
+            ["clojure_async_buffered", "chain", "int", "m=100", "n=10"]
+        );
+        let pekko = peers.command("pekko", "chain", "int", &p).unwrap();
+        assert_eq!(args_of(&pekko), ["chain", "int", "m=100", "n=10"]);
+        // The other runtimes were not found: their rows are skipped with the reason.
+        assert!(peers.command("go", "chain", "int", &p).is_none());
+        assert!(peers.missing("go").is_some());
+    }
+
+    #[test]
+    fn a_prepared_peer_without_its_artifact_says_why() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../peers");
+        let no_tool = Launcher::Prepared {
+            dir: "clojure",
+            program: "mote-peer-clojure",
+            artifact: "surely/not/built.jar",
+            build: &["surely-not-a-program-xyz"],
+        };
+        let err = launch_prefix(&dir, &no_tool, true).unwrap_err();
+        assert!(err.contains("is not on PATH"), "{err}");
+        let not_asked = Launcher::Prepared {
+            dir: "clojure",
+            program: "mote-peer-clojure",
+            artifact: "surely/not/built.jar",
+            build: &["sh", "-c", "true"],
+        };
+        let err = launch_prefix(&dir, &not_asked, false).unwrap_err();
+        assert!(err.ends_with("is not built"), "{err}");
+        let builds_nothing = Launcher::Prepared {
+            dir: "clojure",
+            program: "mote-peer-clojure",
+            artifact: "surely/not/built.jar",
+            build: &["sh", "-c", "true"],
+        };
+        let err = launch_prefix(&dir, &builds_nothing, true).unwrap_err();
+        assert!(err.contains("failed"), "{err}");
+        let no_program = Launcher::Prepared {
+            dir: "clojure",
+            program: "no-such-launcher",
+            artifact: "x",
+            build: &[],
+        };
+        let err = launch_prefix(&dir, &no_program, true).unwrap_err();
+        assert!(err.ends_with("does not exist"), "{err}");
     }
 
     #[test]

@@ -38,20 +38,38 @@ pub fn main(args: ListArgs) -> ExitCode {
         println!("  {:<9} {}", "", w.summary);
     }
     println!("\nImplementations:");
-    println!("  mote           in-process (mote-bench/src/workloads/*/mote.rs)");
-    println!("  tokio          in-process (mote-bench/src/workloads/*/tokio.rs)");
+    let width = PEERS
+        .iter()
+        .flat_map(|p| p.impls.iter().map(|i| i.name.len()))
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    println!(
+        "  {:<width$} in-process (mote-bench/src/workloads/*/mote.rs)",
+        "mote"
+    );
+    println!(
+        "  {:<width$} in-process (mote-bench/src/workloads/*/tokio.rs)",
+        "tokio"
+    );
     let peers = Peers::discover(peers::locate_dir(), false);
     for p in PEERS {
         let program = peers.program(p.runtime);
         for i in p.impls {
             match &program {
-                Ok(prog) => println!("  {:<14} {prog}", i.name),
-                Err(why) => println!("  {:<14} unavailable: {why}", i.name),
+                Ok(prog) => println!("  {:<width$} {prog}", i.name),
+                Err(why) => println!("  {:<width$} unavailable: {why}", i.name),
             }
-            println!("  {:<14} {}", "", i.summary);
+            println!("  {:<width$} {}", "", i.summary);
         }
         if let Some(v) = version_of(p.version) {
-            println!("  {:<14} toolchain: {v}", "");
+            println!("  {:<width$} toolchain: {v}", "");
+        }
+        if !p.in_default_run {
+            println!(
+                "  {:<width$} (in --full runs, or when named with --impls)",
+                ""
+            );
         }
     }
     ExitCode::SUCCESS

@@ -30,7 +30,7 @@ pub fn main(args: SuiteArgs) -> ExitCode {
 pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
     let impls = match &args.impls {
         Some(list) => impls::parse_list(list)?,
-        None => impls::all(),
+        None => impls::default_for(args.full),
     };
     let workloads = args
         .workloads

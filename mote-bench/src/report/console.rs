@@ -77,13 +77,21 @@ pub fn render(results: &SuiteResults) -> String {
     for s in &results.scenarios {
         few |= s.impls.iter().any(few_runs);
         let _ = writeln!(out, "\n## {}", heading(s));
-        let _ = write!(out, "{:<12}", "Name");
+        // The name column fits the longest name (`clojure_async_buffered`, `tokio:tail_first`).
+        let width = s
+            .impls
+            .iter()
+            .map(|r| r.imp.name().len() + 1)
+            .max()
+            .unwrap_or(0)
+            .max(12);
+        let _ = write!(out, "{:<width$}", "Name");
         for h in HEADER {
             let _ = write!(out, "{h:>14}");
         }
         out.push('\n');
         for r in &s.impls {
-            let _ = write!(out, "{:<12}", r.imp.name());
+            let _ = write!(out, "{:<width$}", r.imp.name());
             match row_cells(r) {
                 Ok(cells) => {
                     for c in cells {

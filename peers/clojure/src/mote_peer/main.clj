@@ -149,7 +149,12 @@
     (with-open [in (.openStream (io/resource "META-INF/maven/org.clojure/core.async/pom.properties"))]
       (.load props in))
     (str "clojure " (clojure-version) ", core.async " (.getProperty props "version")
-         ", java " (System/getProperty "java.version") " (" (System/getProperty "java.vm.name") ")")))
+         ", java " (System/getProperty "java.version") " (" (System/getProperty "java.vm.name") ")"
+         "; JVM: " (str/join " + " (map #(.getName ^java.lang.management.GarbageCollectorMXBean %)
+                                         (java.lang.management.ManagementFactory/getGarbageCollectorMXBeans)))
+         ", max heap " (bit-shift-right (.maxMemory (Runtime/getRuntime)) 20) " MB"
+         (let [flags (str/join " " (.getInputArguments (java.lang.management.ManagementFactory/getRuntimeMXBean)))]
+           (if (str/blank? flags) "" (str ", flags " flags))))))
 
 (defn -main [& args]
   (install-crash-handler!)

@@ -84,7 +84,19 @@ public final class Main {
     static String versions() {
         return "pekko " + org.apache.pekko.Version.current()
                 + ", scala " + scala.util.Properties.versionNumberString()
-                + ", java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")";
+                + ", java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
+                + "; " + jvmSettings()
+                + "; dispatcher: fork-join, one thread per core, throughput 100 (the defaults of this peer)";
+    }
+
+    /** The collector, the heap limit and any extra JVM flags: what decides a JVM's speed. */
+    static String jvmSettings() {
+        String gc = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName)
+                .collect(java.util.stream.Collectors.joining(" + "));
+        String flags = String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        return "JVM: " + gc + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MB"
+                + (flags.isEmpty() ? "" : ", flags " + flags);
     }
 
     public static void main(String[] args) {
