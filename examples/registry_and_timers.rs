@@ -1,4 +1,5 @@
-//! Names instead of pids, and a timer that can be cancelled.
+//! Names instead of pids, and timers: cancelled, told apart by their id, and ended with
+//! the process they were for.
 
 use std::time::Duration;
 
@@ -18,6 +19,25 @@ fn main() {
         );
         println!("{}", p.recv().await);
         assert_eq!(mote::cancel_timer(&tick), None, "it already fired");
+
+        // `start_timer` says which timer fired (Erlang's `{timeout, Ref, Msg}`).
+        let waiter = mote::spawn(
+            |mut w: Process<mote::TimerFired<&'static str>>| async move {
+                let first = mote::start_timer(w.pid(), "first", Duration::from_millis(10));
+                let fired = w.recv().await;
+                assert_eq!(fired.timer, first.id());
+                println!("timer {:?} fired with {:?}", fired.timer, fired.message);
+            },
+        );
+
+        // A timer to a process that ends is cancelled with it: nothing is left pending.
+        let short_lived = mote::spawn(|_s: Process<&'static str>| async {});
+        let orphan = mote::send_after(short_lived, "lost", Duration::from_secs(3600));
+        while mote::is_alive(short_lived) || mote::is_alive(waiter) {
+            mote::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(mote::read_timer(&orphan), None);
+        println!("the timer to a dead process is gone");
     })
     .unwrap();
 }

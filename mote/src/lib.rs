@@ -41,7 +41,7 @@
 //!   work pushing, bounded queues, panics and dead workers reported per job), with
 //!   [`pool::Pool::map_reduce`] for chunked data.
 //! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
-//!   [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
+//!   [`start_timer`], [`read_timer`], [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
 //! * [`task`]: run a future as a process and await its value from anywhere
 //!   ([`task::spawn`], [`task::Task`], [`task::await_many`]), or one task per item with
 //!   bounded concurrency ([`task::async_stream`]), like Elixir's `Task` without its copies.
@@ -137,6 +137,7 @@ mod process {
     pub(crate) mod runtime;
     pub(crate) mod self_id;
     pub(crate) mod send;
+    pub(crate) mod sleep;
     pub(crate) mod spawn;
     pub(crate) mod start;
     pub(crate) mod timer;
@@ -188,9 +189,13 @@ pub use process::registry::{
 pub use process::runtime::{run, run_async, worker_threads, AlreadyStarted, Builder};
 pub use process::self_id::self_id;
 pub use process::send::{is_alive, TrySendError};
+pub use process::sleep::{sleep, yield_now};
 pub use process::spawn::{spawn, try_spawn, SpawnError, SpawnOptions};
 pub use process::start::{start, Started};
-pub use process::timer::{cancel_timer, read_timer, send_after, sleep, yield_now, TimerRef};
+pub use process::timer::{
+    cancel_timer, cancel_timer_async, read_timer, send_after, send_after_named, start_timer,
+    start_timer_named, TimerCancelled, TimerFired, TimerId, TimerRef,
+};
 pub use rt::signals::LinkError;
 pub use values::exit::{CustomReason, Down, Exit, ExitReason, IntoExitReason, Signal};
 pub use values::monitor_ref::MonitorRef;

@@ -335,7 +335,7 @@ impl Pool {
         let ended = Completion::<()>::new();
         let _watch = ExitWatch::new(self.handle.manager, &ended);
         // A timer of mote's own tokio runtime, so this works from any async context.
-        let mut sleep = std::pin::pin!(crate::process::timer::deadline(timeout));
+        let mut sleep = std::pin::pin!(crate::process::sleep::deadline(timeout));
         std::future::poll_fn(|cx| {
             if ended.poll_take(cx).is_ready() {
                 Poll::Ready(true)

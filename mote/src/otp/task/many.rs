@@ -48,7 +48,7 @@ pub async fn await_many<T>(
     let mut values: Vec<Option<T>> = std::iter::repeat_with(|| None)
         .take(pending.len())
         .collect();
-    let mut deadline = std::pin::pin!(crate::process::timer::deadline(timeout));
+    let mut deadline = std::pin::pin!(crate::process::sleep::deadline(timeout));
     let outcome = std::future::poll_fn(|cx| loop {
         match pending.poll_next_unpin(cx) {
             Poll::Ready(Some((index, Ok(value)))) => values[index] = Some(value),

@@ -268,7 +268,7 @@ impl<T> AsyncStream<T> {
                         Ok(task) => self.running.push(Running {
                             index,
                             task,
-                            deadline: Box::pin(crate::process::timer::deadline(self.timeout)),
+                            deadline: Box::pin(crate::process::sleep::deadline(self.timeout)),
                         }),
                         Err(e) => {
                             // Yield the failure before trying more spawns.
@@ -369,7 +369,7 @@ impl<T> fmt::Debug for AsyncStream<T> {
 struct Running<T> {
     index: usize,
     task: Task<T>,
-    deadline: Pin<Box<crate::process::timer::Deadline>>,
+    deadline: Pin<Box<crate::process::sleep::Deadline>>,
 }
 
 impl<T> Future for Running<T> {

@@ -304,8 +304,12 @@ impl<M: From<Down> + Send + 'static> Process<M> {
     /// ```
     /// use mote::{Down, ExitReason, Process};
     /// mote::run(|mut p: Process<Down>| async move {
-    ///     let child = mote::spawn(|_c: Process<()>| async { ExitReason::custom("boom") });
+    ///     let child = mote::spawn(|mut c: Process<()>| async move {
+    ///         c.recv().await;
+    ///         ExitReason::custom("boom")
+    ///     });
     ///     let r = p.monitor(child);
+    ///     child.send(()); // ends only once monitored: else the Down would say `noproc`
     ///     let down = p.recv().await;
     ///     assert_eq!((down.monitor, down.reason), (r, ExitReason::custom("boom")));
     /// })

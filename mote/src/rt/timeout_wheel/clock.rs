@@ -26,7 +26,7 @@ pub(super) fn now_tick() -> u64 {
 /// has the deadline. `None` if that tick does not fit in a `u64` (about 584 million years
 /// from the start, up to `Duration::MAX`): such a deadline is never reached, and the
 /// caller waits without limit.
-pub(super) fn deadline_tick(duration: Duration) -> Option<u64> {
+pub(crate) fn deadline_tick(duration: Duration) -> Option<u64> {
     let at = start().elapsed().checked_add(duration)?;
     millis_floor(at)?.checked_add(u64::from(at.subsec_nanos() % 1_000_000 != 0))
 }
