@@ -140,6 +140,7 @@ mod process {
     pub(crate) mod sleep;
     pub(crate) mod spawn;
     pub(crate) mod start;
+    pub(crate) mod teardown;
     pub(crate) mod timer;
 }
 

@@ -332,16 +332,14 @@ fn a_server_calling_itself_gets_an_error_not_a_hang() {
 
 #[test]
 fn calls_work_from_a_plain_tokio_runtime() {
-    let s = mote::run(|_p: Process<()>| async move {
-        let (probe, _) = new_probe();
-        server::start(probe).await.unwrap()
-    })
-    .unwrap();
+    // Started from outside any process, so no `mote::run` ends it when it returns.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async move {
+        let (probe, _) = new_probe();
+        let s = server::start(probe).await.unwrap();
         assert_eq!(s.call(Call::Echo(9), T).await, Ok(9));
         assert_eq!(
             s.call(Call::Sleep(200), Duration::from_millis(5)).await,

@@ -105,18 +105,19 @@ fn started_in_a_process_awaited_in_a_tokio_task() {
         .build()
         .unwrap();
     let got = rt.block_on(async {
-        // The root process hands its task out to the caller of `run_async`.
-        let t = mote::run_async(|_p: Process<()>| async {
-            task::spawn(async {
+        // The root process hands its task to a tokio task, and waits for that to end (the
+        // run's processes, the task included, end when the root does).
+        mote::run_async(|_p: Process<()>| async {
+            let t = task::spawn(async {
                 mote::sleep(Duration::from_millis(1)).await;
                 vec![1, 2, 3]
-            })
+            });
+            tokio::spawn(async move { tokio::time::timeout(WAIT, t).await })
+                .await
+                .unwrap()
         })
         .await
-        .expect("the root process returns the task");
-        tokio::spawn(async move { tokio::time::timeout(WAIT, t).await })
-            .await
-            .unwrap()
+        .expect("the root process returns the result")
     });
     assert_eq!(got, Ok(Ok(vec![1, 2, 3])));
 }

@@ -11,8 +11,10 @@ use std::future::Future;
 
 use crate::process::handle::Process;
 use crate::process::spawn::SpawnOptions;
+use crate::process::teardown;
 use crate::rt::scheduler::global;
 use crate::values::exit::ExitReason;
+use crate::values::pid::ProcessId;
 
 /// Configures the mote runtime before its first use.
 ///
@@ -106,8 +108,17 @@ pub fn worker_threads() -> usize {
 /// of a program. Returns what the process returned, or its exit reason if it ended another
 /// way (a panic, a kill, a linked process's crash).
 ///
-/// Do not call it from inside a process (it would block a scheduler thread); use
-/// [`run_async`] from async code.
+/// When the root process ends, every process it left behind (those spawned by it, or by
+/// them, and so on) ends too, with reason `shutdown`, as `init:stop` ends a BEAM node's
+/// processes: their futures are dropped, so destructors run, and links and monitors fire.
+/// `run` returns once they have all ended. Runs going on at the same time (tests of one
+/// binary) end only their own processes; a process spawned outside any process belongs
+/// to no run and is never ended this way.
+///
+/// # Panics
+///
+/// If called from inside a process: it would block one of the scheduler's threads until
+/// the new run ends, and hang once every thread waits so. Use [`run_async`] there.
 ///
 /// ```
 /// use mote::{Process, ExitReason};
@@ -129,12 +140,20 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: Send + 'static,
 {
-    let mut rx = start_root(f);
-    rx.blocking_recv().unwrap_or(Err(ExitReason::NoProc))
+    assert!(
+        crate::rt::current::current().is_none(),
+        "mote::run called from inside a process: it would block a scheduler thread (and \
+         hang once every thread waits so); use `mote::run_async(..).await` there"
+    );
+    let (mut rx, group, root) = start_root(f);
+    let out = rx.blocking_recv().unwrap_or(Err(ExitReason::NoProc));
+    teardown::end_group_blocking(group, root);
+    out
 }
 
 /// Runs `f` as a process and waits, asynchronously, until it ends. Works from any async
-/// context, a tokio task or another process.
+/// context, a tokio task or another process. As with [`run`], the processes the root left
+/// behind end with it (`shutdown`) before this returns.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -149,13 +168,23 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: Send + 'static,
 {
-    let mut rx = start_root(f);
-    rx.recv().await.unwrap_or(Err(ExitReason::NoProc))
+    let (mut rx, group, root) = start_root(f);
+    let out = rx.recv().await.unwrap_or(Err(ExitReason::NoProc));
+    teardown::end_group_async(group, root).await;
+    out
 }
 
 type Outcome<T> = Result<T, ExitReason>;
 
-fn start_root<M, F, Fut>(f: F) -> tokio::sync::mpsc::UnboundedReceiver<Outcome<Fut::Output>>
+/// Spawns the root process of a run, in a new run group. Returns where its outcome will
+/// come, its group and its id.
+fn start_root<M, F, Fut>(
+    f: F,
+) -> (
+    tokio::sync::mpsc::UnboundedReceiver<Outcome<Fut::Output>>,
+    u32,
+    ProcessId,
+)
 where
     M: Send + 'static,
     F: FnOnce(Process<M>) -> Fut,
@@ -164,7 +193,9 @@ where
 {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let on_exit = tx.clone();
-    SpawnOptions::new()
+    let group = teardown::new_group();
+    let root = SpawnOptions::new()
+        .run_group(group)
         .on_exit(move |reason| {
             // Only reached first when the body did not finish (the body's `Ok` is queued
             // before the process exits); the receiver takes the first value.
@@ -177,5 +208,5 @@ where
                 let _ = tx.send(Ok(out));
             }
         });
-    rx
+    (rx, group, root.id())
 }

@@ -116,6 +116,8 @@ pub struct SpawnOptions {
     link_caller: bool,
     bound: Option<usize>,
     name: Option<String>,
+    /// The run group (see `Slot::run_group`); `None`: the spawner's.
+    run_group: Option<u32>,
 }
 
 impl std::fmt::Debug for SpawnOptions {
@@ -191,6 +193,12 @@ impl SpawnOptions {
         self
     }
 
+    /// Puts the process in run group `group` instead of its spawner's (the root of a run).
+    pub(crate) fn run_group(mut self, group: u32) -> Self {
+        self.run_group = Some(group);
+        self
+    }
+
     pub(crate) fn link(mut self, parent: ProcessId) -> Self {
         self.link = Some(parent);
         self
@@ -253,7 +261,8 @@ impl SpawnOptions {
         // SAFETY: the slot came from the free list, and `drain::<M>` matches the mailbox
         // type of the `Process<M>` the task owns.
         unsafe { slot.occupy(runnable.waker(), drain::<M>) };
-        slot.set_task_bytes(TASK_HEADER_BYTES + size_of::<Runner<Fut>>());
+        let group = self.run_group.unwrap_or_else(current::run_group);
+        slot.set_spawn_info(TASK_HEADER_BYTES + size_of::<Runner<Fut>>(), group);
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         let id = slot.id();
         if let Some(name) = self.name.take() {

@@ -43,6 +43,14 @@ pub(crate) fn current() -> Option<ProcessId> {
     Some(slot.id())
 }
 
+/// The run group of the process running on this thread (0 outside any process): what a
+/// process it spawns inherits.
+pub(crate) fn run_group() -> u32 {
+    let slot = CURRENT.with(Cell::get);
+    // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
+    unsafe { slot.as_ref() }.map_or(0, Slot::run_group)
+}
+
 /// Makes `slot` the process this thread polls, until [`leave`]. The caller holds an epoch
 /// guard until then (see [`pinned`]).
 #[inline]

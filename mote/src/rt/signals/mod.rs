@@ -123,6 +123,15 @@ pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason
     }
 }
 
+/// Ends `target` with `reason` at its next poll, whatever it traps (the runtime ending a
+/// process, not a signal from another). Returns whether it was alive.
+pub(crate) fn terminate(target: ProcessId, reason: ExitReason) -> bool {
+    with_live(target, |slot, extras| {
+        set_pending_exit(slot, extras, reason)
+    })
+    .is_some()
+}
+
 /// Errors of [`Process::link`](crate::Process::link).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {

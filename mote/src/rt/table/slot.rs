@@ -70,6 +70,8 @@ pub(crate) struct Slot {
     task_bytes: AtomicU32,
     /// This slot's index in the table (set once, when the slot is first handed out).
     pub(super) index: AtomicU32,
+    /// The run group of the incarnation, set at spawn (see [`Slot::run_group`]).
+    run_group: AtomicU32,
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
@@ -109,6 +111,7 @@ impl Slot {
             serial: AtomicU32::new(0),
             task_bytes: AtomicU32::new(0),
             index: AtomicU32::new(0),
+            run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
             local: UnsafeCell::new(OwnerCounters {
                 budget: 0,
@@ -159,15 +162,24 @@ impl Slot {
         self.extras.lock()
     }
 
-    /// Records the size of the incarnation's task, for introspection.
-    pub(crate) fn set_task_bytes(&self, bytes: usize) {
+    /// Records the size of the incarnation's task (for introspection) and its run group.
+    /// Set at spawn, before the process is published.
+    pub(crate) fn set_spawn_info(&self, task_bytes: usize, run_group: u32) {
         self.task_bytes
-            .store(bytes.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+            .store(task_bytes.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+        self.run_group.store(run_group, Ordering::Relaxed);
     }
 
     /// The size of the incarnation's task, as recorded at spawn.
     pub(crate) fn task_bytes(&self) -> usize {
         self.task_bytes.load(Ordering::Relaxed) as usize
+    }
+
+    /// The `mote::run` whose processes this incarnation belongs to (inherited from its
+    /// spawner; 0: none), so that a run ending can end the processes it left. For a slot
+    /// read from outside, a snapshot: check the id is still alive before acting on it.
+    pub(crate) fn run_group(&self) -> u32 {
+        self.run_group.load(Ordering::Relaxed)
     }
 
     /// Marks the mailbox bounded: senders that wait for room look up its permits in the

@@ -1,0 +1,114 @@
+//! When `mote::run` returns, the processes its root left behind have ended (as `init:stop`
+//! ends every process of a node): their futures dropped, so destructors have run, and their
+//! links and monitors fired with `shutdown`. Only that run's processes: another run going on
+//! at the same time, and processes spawned outside any process, are untouched.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mote::{Down, ExitReason, Pid, Process, ProcessId, Signal};
+
+const N: usize = 10_000;
+
+/// Counts its drops.
+struct Tracked(Arc<AtomicUsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A process that waits forever, owning a `Tracked`.
+async fn idler(mut p: Process<u8>, tracked: Tracked) {
+    let _owned = tracked;
+    loop {
+        p.recv().await;
+    }
+}
+
+#[test]
+fn a_run_ends_the_processes_it_leaves_and_only_those() {
+    let drops = Arc::new(AtomicUsize::new(0));
+
+    // A watcher in a run of its own, going on while the first run ends: it monitors some of
+    // the first run's processes, links to one (trapping exits), and must survive.
+    let (watch_tx, watch_rx) = mpsc::channel::<Pid<Signal<Vec<ProcessId>>>>();
+    let (report_tx, report_rx) = mpsc::channel::<(Vec<ExitReason>, ExitReason)>();
+    let watcher_run = std::thread::spawn(move || {
+        mote::run(move |mut w: Process<Signal<Vec<ProcessId>>>| async move {
+            w.trap_exit(true);
+            watch_tx.send(w.pid()).unwrap();
+            let watched = match w.recv().await {
+                Signal::Msg(ids) => ids,
+                _ => panic!("expected the ids to watch"),
+            };
+            for id in &watched[1..] {
+                w.monitor(*id);
+            }
+            w.link(watched[0]).expect("the linked process is alive");
+            // Tell the first run it may end now.
+            let ready = mote::lookup::<u8>("ready_to_end").unwrap();
+            ready.send(1);
+            let mut downs = Vec::new();
+            let mut exit = None;
+            while downs.len() < watched.len() - 1 || exit.is_none() {
+                match w.recv_timeout(Duration::from_secs(30)).await {
+                    Some(Signal::Down(Down { reason, .. })) => downs.push(reason),
+                    Some(Signal::Exit(e)) => exit = Some(e.reason),
+                    Some(_) => {}
+                    None => panic!("the first run's processes did not end"),
+                }
+            }
+            report_tx.send((downs, exit.unwrap())).unwrap();
+        })
+        .unwrap();
+    });
+    let watcher = watch_rx.recv().unwrap();
+
+    // An orphan spawned outside any process: belongs to no run.
+    let outside_drops = Arc::new(AtomicUsize::new(0));
+    let orphan = mote::spawn({
+        let t = Tracked(outside_drops.clone());
+        move |p: Process<u8>| idler(p, t)
+    });
+
+    let d = drops.clone();
+    let out = mote::run(move |mut root: Process<u8>| async move {
+        mote::register("ready_to_end", root.pid()).unwrap();
+        let pids: Vec<Pid<u8>> = (0..N)
+            .map(|_| {
+                let t = Tracked(d.clone());
+                mote::spawn(move |p: Process<u8>| idler(p, t))
+            })
+            .collect();
+        // Some grandchildren too: spawned by the run's processes, they belong to it.
+        let t = Tracked(d.clone());
+        mote::spawn(move |mut p: Process<u8>| async move {
+            mote::spawn(move |q: Process<u8>| idler(q, t));
+            p.recv().await;
+        });
+        watcher.send(Signal::Msg(pids[..100].iter().map(|p| p.id()).collect()));
+        root.recv().await; // the watcher is watching
+        "done"
+    });
+    assert_eq!(out, Ok("done"));
+    // `run` has returned: every destructor of its processes has run.
+    assert_eq!(drops.load(Ordering::SeqCst), N + 1);
+
+    let (downs, exit) = report_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(downs.len(), 99);
+    assert!(
+        downs.iter().all(|r| *r == ExitReason::Shutdown),
+        "{downs:?}"
+    );
+    assert_eq!(exit, ExitReason::Shutdown);
+    watcher_run.join().unwrap();
+
+    // The orphan outlived both runs.
+    assert!(mote::is_alive(orphan));
+    assert_eq!(outside_drops.load(Ordering::SeqCst), 0);
+    mote::exit(orphan, ExitReason::Kill);
+}
