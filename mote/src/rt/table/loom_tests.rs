@@ -2,12 +2,29 @@
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p mote --lib --release loom`.
 //! A lost wake-up shows up as a receiver that spins forever, which loom reports.
+//!
+//! Without `--cfg loom` the same bodies run as plain threaded tests, many times over: in
+//! `cargo test`, and under miri (`.ci/run`), which checks each run of the unsafe queue and
+//! slot code for undefined behaviour and data races.
 
 use std::sync::Arc;
 use std::task::{Wake, Waker};
 
-use loom::thread;
+#[cfg(loom)]
+use loom::{model, thread};
+#[cfg(not(loom))]
+use std::thread;
 
+/// Without loom: the body, run over and over on real threads (fewer times under miri,
+/// which is slow but checks every access).
+#[cfg(not(loom))]
+fn model(body: impl Fn()) {
+    for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
+        body();
+    }
+}
+
+use crate::rt::table::slot::drain;
 use crate::rt::table::Slot;
 
 /// The receiver's "task": waking it unparks its thread. A lost wake-up leaves the receiver
@@ -22,8 +39,6 @@ impl Wake for Flag {
         self.0.unpark();
     }
 }
-
-unsafe fn drop_nothing(_: &Slot) {}
 
 /// Receives `n` messages the way a process does: pop, else park and wait for the wake.
 fn receive(slot: &Slot, n: usize) -> Vec<u32> {
@@ -45,18 +60,25 @@ fn receive(slot: &Slot, n: usize) -> Vec<u32> {
     got
 }
 
+/// Ends the slot's incarnation as recycling does: frees the queue's last node (the dummy
+/// the final pop left) and the waker.
+fn release(slot: &Slot) {
+    // SAFETY: every sender has been joined and the receiver is done.
+    unsafe { slot.vacate() };
+}
+
 fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
     let slot = Arc::new(Slot::new());
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
-    // SAFETY: the slot is fresh; `drop_nothing` suffices because the test pops everything.
-    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), drop_nothing) };
+    // SAFETY: the slot is fresh, and its messages are `u32`s.
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), drain::<u32>) };
     (slot, flag)
 }
 
 #[test]
 fn loom_two_senders_one_receiver_no_lost_wakeup() {
-    loom::model(|| {
+    model(|| {
         let (slot, _flag) = occupied_slot();
         let senders: Vec<_> = [(1u32, true), (2u32, false)]
             .into_iter()
@@ -75,12 +97,13 @@ fn loom_two_senders_one_receiver_no_lost_wakeup() {
         }
         got.sort_unstable();
         assert_eq!(got, [1, 2]);
+        release(&slot);
     });
 }
 
 #[test]
 fn loom_one_sender_keeps_order() {
-    loom::model(|| {
+    model(|| {
         let (slot, _flag) = occupied_slot();
         let sender = {
             let slot = Arc::clone(&slot);
@@ -93,5 +116,6 @@ fn loom_one_sender_keeps_order() {
         };
         assert_eq!(receive(&slot, 2), [1, 2]);
         sender.join().unwrap();
+        release(&slot);
     });
 }

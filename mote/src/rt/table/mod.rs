@@ -9,7 +9,7 @@
 
 pub(crate) mod extras;
 pub(crate) mod foreign;
-#[cfg(all(test, loom))]
+#[cfg(test)]
 mod loom_tests;
 pub(crate) mod ref_list;
 pub(crate) mod slot;
@@ -183,6 +183,54 @@ mod tests {
         assert_eq!(Table::locate(256), (1, 0));
         assert_eq!(Table::locate(767), (1, 511));
         assert_eq!(Table::locate(768), (2, 0));
+    }
+
+    /// Threads take slots at once across page boundaries, give them back, take them again:
+    /// every slot handed out once at a time, recycled slots reused first. (Also run under
+    /// miri: the pages are raw allocations.)
+    #[test]
+    fn slots_are_handed_out_once_and_reused() {
+        static TABLE_UNDER_TEST: Table = Table::new();
+        let table = &TABLE_UNDER_TEST;
+        let per_thread = if cfg!(miri) { 150 } else { 600 };
+        let take = |n: usize| {
+            let threads: Vec<_> = (0..3)
+                .map(|_| {
+                    std::thread::spawn(move || {
+                        (0..n)
+                            .map(|_| table.alloc().expect("room").index())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let mut all: Vec<u32> = threads
+                .into_iter()
+                .flat_map(|t| t.join().unwrap())
+                .collect();
+            all.sort_unstable();
+            all
+        };
+        let first = take(per_thread);
+        let n = first.len();
+        assert_eq!(first, (0..n as u32).collect::<Vec<_>>(), "each slot once");
+        assert!(n > BASE, "more than one page used");
+        let returners: Vec<_> = first
+            .chunks(n / 3)
+            .map(|chunk| {
+                let chunk = chunk.to_vec();
+                std::thread::spawn(move || {
+                    for i in chunk {
+                        table.recycle(table.get(i).unwrap());
+                    }
+                })
+            })
+            .collect();
+        returners.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(
+            take(per_thread),
+            first,
+            "the recycled slots, before any fresh one"
+        );
     }
 
     #[test]

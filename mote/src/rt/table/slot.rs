@@ -379,6 +379,27 @@ impl Slot {
         crate::rt::table::TABLE.recycle(self);
     }
 
+    /// Tests only: ends the incarnation as recycling does (queued messages and the waker
+    /// dropped), without handing the slot back to the table.
+    ///
+    /// # Safety
+    /// The slot is occupied, and no sender or receiver is active.
+    #[cfg(test)]
+    pub(crate) unsafe fn vacate(&self) {
+        self.drain.with_mut(|d| {
+            // SAFETY: exclusive access (the caller's contract); `drain` matches the queue.
+            unsafe {
+                if let Some(drain) = (*d).take() {
+                    drain(self);
+                }
+            }
+        });
+        self.waker.with_mut(|w| {
+            // SAFETY: exclusive access; the waker was initialised by `occupy`.
+            unsafe { (*w).assume_init_drop() };
+        });
+    }
+
     /// Marks the process dead (no sender will push any more) and drops its own reference.
     /// The caller holds the extras lock, so link and monitor requests see it dead.
     pub(crate) fn begin_exit(&self) {
