@@ -224,7 +224,9 @@ pub fn members<M: 'static>(group: &str) -> Vec<Pid<M>> {
             members
                 .iter()
                 .filter(|m| m.message_type == message_type)
-                .map(|m| Pid::from_id(m.id))
+                // SAFETY: a member's message type was recorded from the `Pid<M>` it joined
+                // with, and was just compared with `M`.
+                .map(|m| unsafe { Pid::from_id(m.id) })
                 .collect()
         })
 }

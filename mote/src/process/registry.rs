@@ -169,7 +169,9 @@ pub fn lookup<M: 'static>(name: &str) -> Result<Pid<M>, RegistryError> {
             actual: entry.type_name,
         });
     }
-    Ok(Pid::from_id(entry.id))
+    // SAFETY: the entry's message type was recorded from the `Pid<M>` it was registered
+    // with, and was just compared with `M`.
+    Ok(unsafe { Pid::from_id(entry.id) })
 }
 
 /// Sends to the process registered under `name`. An unregistered name is an error

@@ -268,7 +268,9 @@ impl SpawnOptions {
         if let Some(name) = self.name.take() {
             // Before any link or monitor exists: a refused name ends the new process
             // unseen, before it ever runs.
-            if let Err(e) = crate::process::registry::register(&name, Pid::<M>::from_id(id)) {
+            // SAFETY: `id` is the process just spawned with a `Process<M>`.
+            let pid = unsafe { Pid::<M>::from_id(id) };
+            if let Err(e) = crate::process::registry::register(&name, pid) {
                 signals::exit_signal(id, ProcessId::NONE, ExitReason::Kill, false);
                 schedule(runnable, true);
                 return Err(match e {
@@ -290,7 +292,8 @@ impl SpawnOptions {
         // The child has not run yet: every relationship above exists before it can end.
         // A new process goes to the back of the queue, like Erlang's.
         schedule(runnable, true);
-        Ok(Pid::from_id(id))
+        // SAFETY: `id` is the process just spawned with a `Process<M>`.
+        Ok(unsafe { Pid::from_id(id) })
     }
 
     fn relate(self, child: ProcessId) {

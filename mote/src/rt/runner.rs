@@ -9,6 +9,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use pin_project_lite::pin_project;
+
 use crate::rt::crash_report;
 use crate::rt::current;
 use crate::rt::signals;
@@ -18,11 +20,15 @@ use crate::values::exit::{ExitReason, IntoExitReason};
 /// The unwinding payload of [`Process::exit`](crate::Process::exit).
 pub(crate) struct ExitNow(pub(crate) ExitReason);
 
-/// Wraps a process's future (see the module docs).
-pub(crate) struct Runner<F> {
-    slot: &'static Slot,
-    /// The user's future; `None` once the process has ended.
-    future: Option<F>,
+pin_project! {
+    /// Wraps a process's future (see the module docs).
+    pub(crate) struct Runner<F> {
+        slot: &'static Slot,
+        // The user's future; `None` once the process has ended (dropped in place, as a
+        // pinned value may be).
+        #[pin]
+        future: Option<F>,
+    }
 }
 
 impl<F> Runner<F> {
@@ -42,11 +48,9 @@ where
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // SAFETY: `future` is structurally pinned: it is never moved out, only polled through
-        // `Pin::new_unchecked` and dropped in place below.
-        let this = unsafe { self.get_unchecked_mut() };
-        let slot = this.slot;
-        let Some(future) = this.future.as_mut() else {
+        let mut this = self.project();
+        let slot: &'static Slot = this.slot;
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
             return Poll::Ready(());
         };
         // The guard spans the whole poll: sends made by the process skip per-message
@@ -64,8 +68,6 @@ where
             own_end = false;
             signals::take_pending_exit(slot)
         } else {
-            // SAFETY: see above; the future stays where it is.
-            let future = unsafe { Pin::new_unchecked(future) };
             match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                 Ok(Poll::Pending) => {
                     slot.flush_counters();
@@ -83,7 +85,7 @@ where
         // Dropping in place is allowed for a pinned value. A destructor that panics must not
         // take down the scheduler thread. Destructors can learn why the process ended.
         let reason = current::while_ending(reason, || {
-            let _ = catch_unwind(AssertUnwindSafe(|| this.future = None));
+            let _ = catch_unwind(AssertUnwindSafe(|| this.future.set(None)));
         });
         slot.flush_counters();
         if own_end && crash_report::is_crash(&reason) {

@@ -5,10 +5,75 @@
 //! that loom checks import from here.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+/// A mutex with parking_lot's API (no poisoning), or loom's model of one.
+pub(crate) struct Mutex<T>(
+    #[cfg(not(loom))] parking_lot::Mutex<T>,
+    #[cfg(loom)] loom::sync::Mutex<T>,
+);
+
+/// The guard of a [`Mutex`].
+#[cfg(not(loom))]
+pub(crate) type MutexGuard<'a, T> = parking_lot::MutexGuard<'a, T>;
+/// The guard of a [`Mutex`].
+#[cfg(loom)]
+pub(crate) type MutexGuard<'a, T> = loom::sync::MutexGuard<'a, T>;
+
+impl<T> Mutex<T> {
+    pub(crate) fn new(value: T) -> Self {
+        #[cfg(not(loom))]
+        return Mutex(parking_lot::Mutex::new(value));
+        #[cfg(loom)]
+        Mutex(loom::sync::Mutex::new(value))
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+        #[cfg(not(loom))]
+        return self.0.lock();
+        #[cfg(loom)]
+        self.0.lock().expect("loom mutexes are never poisoned here")
+    }
+}
+
+/// A condition variable for [`Mutex`], or loom's model of one.
+pub(crate) struct Condvar(
+    #[cfg(not(loom))] parking_lot::Condvar,
+    #[cfg(loom)] loom::sync::Condvar,
+);
+
+impl Condvar {
+    pub(crate) fn new() -> Self {
+        #[cfg(not(loom))]
+        return Condvar(parking_lot::Condvar::new());
+        #[cfg(loom)]
+        Condvar(loom::sync::Condvar::new())
+    }
+
+    /// Releases `guard`'s lock, waits for a notification (or a spurious wake-up), and
+    /// takes the lock again.
+    pub(crate) fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        #[cfg(not(loom))]
+        {
+            let mut guard = guard;
+            self.0.wait(&mut guard);
+            guard
+        }
+        #[cfg(loom)]
+        self.0
+            .wait(guard)
+            .expect("loom mutexes are never poisoned here")
+    }
+
+    pub(crate) fn notify_one(&self) {
+        self.0.notify_one();
+    }
+}
 
 #[cfg(loom)]
 pub(crate) use loom::cell::UnsafeCell;

@@ -121,7 +121,15 @@ pub struct Pid<M> {
 }
 
 impl<M> Pid<M> {
-    pub(crate) const fn from_id(id: ProcessId) -> Self {
+    /// The typed pid of process `id`.
+    ///
+    /// # Safety
+    /// The incarnation `id` names (its slot and serial) was spawned with mailbox type `M`.
+    /// Sends through a `Pid` check only the serial, then write an `M` into the mailbox, so
+    /// a `Pid<M>` for a process of another message type would hand that process a value of
+    /// the wrong type. (A stale `id`, whose process has ended, is fine: the serial check
+    /// turns every send into a no-op.)
+    pub(crate) const unsafe fn from_id(id: ProcessId) -> Self {
         Pid {
             id,
             _message: PhantomData,

@@ -188,13 +188,20 @@ impl<S: Server> ServerRef<S> {
     /// .unwrap();
     /// ```
     pub fn from_id(id: ProcessId) -> Option<Self> {
-        Self::from_id_as(id, std::any::TypeId::of::<Envelope<S>>())
+        // SAFETY: a server of state `S` records `Envelope<S>`'s id unless told another tag,
+        // and the other tags are each private to one behaviour's own state type.
+        unsafe { Self::from_id_as(id, std::any::TypeId::of::<Envelope<S>>()) }
     }
 
     /// The server whose process `id` was recorded as `tag` at its start.
-    pub(crate) fn from_id_as(id: ProcessId, tag: std::any::TypeId) -> Option<Self> {
+    ///
+    /// # Safety
+    /// Only servers of state type `S` record `tag` (so their mailbox takes `Envelope<S>`).
+    pub(crate) unsafe fn from_id_as(id: ProcessId, tag: std::any::TypeId) -> Option<Self> {
         let recorded = crate::rt::signals::peek_live(id, |_, s| s.as_ref()?.behaviour).flatten();
-        (recorded == Some(tag)).then(|| Self::from_pid(Pid::from_id(id)))
+        // SAFETY: the process recorded `tag`, which (the caller's promise) only servers of
+        // state `S` do, so its mailbox takes `Envelope<S>`.
+        (recorded == Some(tag)).then(|| Self::from_pid(unsafe { Pid::from_id(id) }))
     }
 
     /// The server's process id.

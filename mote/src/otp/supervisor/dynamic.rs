@@ -163,7 +163,9 @@ impl DynamicSupervisorRef {
     /// .unwrap();
     /// ```
     pub fn from_id(id: ProcessId) -> Option<Self> {
-        ServerRef::<SupState>::from_id_as(id, std::any::TypeId::of::<DynamicTag>())
+        // SAFETY: `DynamicTag` is private to this module, which records it only for the
+        // `SupState` server of a dynamic supervisor.
+        unsafe { ServerRef::<SupState>::from_id_as(id, std::any::TypeId::of::<DynamicTag>()) }
             .map(|s| DynamicSupervisorRef(SupervisorRef(s)))
     }
 

@@ -78,7 +78,9 @@ impl<M: Send + 'static> Process<M> {
 
     /// This process's address, to give to others.
     pub fn pid(&self) -> Pid<M> {
-        Pid::from_id(self.id())
+        // SAFETY: this `Process<M>` is the process's own handle, made at spawn with its
+        // mailbox type.
+        unsafe { Pid::from_id(self.id()) }
     }
 
     /// Receives the next message, waiting for one if the mailbox is empty.

@@ -15,14 +15,15 @@
 //! global injector and from each other, then sleep on a condition variable.
 
 pub(crate) mod global;
+mod sleepers;
 mod worker;
 
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_task::{Runnable, ScheduleInfo};
 use crossbeam_deque::{Injector, Stealer, Worker};
-use parking_lot::{Condvar, Mutex};
+
+use sleepers::Sleepers;
 
 pub(crate) use worker::schedule;
 
@@ -35,9 +36,7 @@ const INJECTOR_INTERVAL: u32 = 61;
 pub(crate) struct Scheduler {
     injector: Injector<Runnable>,
     stealers: Vec<Stealer<Runnable>>,
-    idle: AtomicUsize,
-    sleep_lock: Mutex<()>,
-    wakeup: Condvar,
+    sleepers: Sleepers,
 }
 
 impl Scheduler {
@@ -47,9 +46,7 @@ impl Scheduler {
         let scheduler = Arc::new(Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
-            idle: AtomicUsize::new(0),
-            sleep_lock: Mutex::new(()),
-            wakeup: Condvar::new(),
+            sleepers: Sleepers::new(),
         });
         for (index, local) in locals.into_iter().enumerate() {
             let scheduler = Arc::clone(&scheduler);
@@ -74,13 +71,7 @@ impl Scheduler {
     /// Wakes one sleeping worker if there is one. Called after making work stealable.
     #[inline]
     pub(crate) fn notify(&self) {
-        // Pairs with the SeqCst increment of `idle` in `sleep`: either the sleeper sees our
-        // work when it re-checks, or we see it idle here.
-        fence(Ordering::SeqCst);
-        if self.idle.load(Ordering::Relaxed) != 0 {
-            let _guard = self.sleep_lock.lock();
-            self.wakeup.notify_one();
-        }
+        self.sleepers.notify();
     }
 
     fn has_work(&self) -> bool {
@@ -92,12 +83,7 @@ impl Scheduler {
         // Hand this thread's deferred slot recycling to the global queue before sleeping,
         // so dead processes' slots (and their queued messages) do not wait on an idle thread.
         crossbeam_epoch::pin().flush();
-        let mut guard = self.sleep_lock.lock();
-        self.idle.fetch_add(1, Ordering::SeqCst);
-        if !self.has_work() {
-            self.wakeup.wait(&mut guard);
-        }
-        self.idle.fetch_sub(1, Ordering::SeqCst);
+        self.sleepers.sleep(|| self.has_work());
     }
 
     /// Finds work for an idle worker: the injector first, then the other workers' queues.

@@ -119,3 +119,46 @@ fn loom_one_sender_keeps_order() {
         release(&slot);
     });
 }
+
+/// A message that counts its drops.
+#[cfg(loom)]
+struct Counted(Arc<loom::sync::atomic::AtomicUsize>);
+
+#[cfg(loom)]
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, crate::rt::sync::Ordering::Relaxed);
+    }
+}
+
+/// A sender outside any process (holding a reference for its push) races the process's
+/// end: the slot is recycled exactly once, by whoever lets go last, and the message is
+/// dropped exactly once (handed back to the sender, or drained with the mailbox). Loom
+/// only: recycling outside loom hands the slot to the process table.
+#[cfg(loom)]
+#[test]
+fn loom_send_racing_exit_recycles_once() {
+    use crate::rt::sync::Ordering;
+    model(|| {
+        let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+        let slot = Arc::new(Slot::new());
+        slot.queue.init();
+        let flag = Arc::new(Flag(thread::current()));
+        // SAFETY: the slot is fresh, and its messages are `Counted`.
+        unsafe { slot.occupy(Waker::from(flag), drain::<Counted>) };
+        let sender = {
+            let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
+            thread::spawn(move || {
+                // SAFETY: serial 0 is the incarnation, whose type is `Counted`.
+                let refused = unsafe { slot.send::<Counted>(0, 0, Counted(drops), false) };
+                drop(refused);
+            })
+        };
+        slot.begin_exit();
+        slot.release_own_reference();
+        sender.join().unwrap();
+        assert_eq!(drops.load(Ordering::Relaxed), 1, "the message dropped once");
+        assert_eq!(slot.serial(), 1, "recycled once");
+        assert!(!slot.is_alive(0));
+    });
+}

@@ -9,13 +9,16 @@
 
 pub(crate) mod extras;
 pub(crate) mod foreign;
+mod free_list;
 #[cfg(test)]
 mod loom_tests;
 pub(crate) mod ref_list;
 pub(crate) mod slot;
 
 use std::alloc::{self, Layout};
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+use free_list::FreeList;
 
 pub(crate) use slot::Slot;
 
@@ -32,22 +35,39 @@ pub(crate) struct Table {
     pages: [AtomicPtr<Slot>; PAGES],
     /// Slots `0..fresh` have been handed out at least once.
     fresh: AtomicU32,
-    /// Tagged free-list head: `(tag << 32) | (index + 1)`, 0 = empty.
-    free: AtomicU64,
+    /// Slots whose process has ended, to be reused first.
+    free: FreeList,
     /// Processes alive now.
     pub(crate) live: AtomicUsize,
 }
 
+#[cfg(not(loom))]
 pub(crate) static TABLE: Table = Table::new();
+/// Under loom the free list's atomics are loom's, which cannot be made in a `const`; the
+/// loom models build their own parts and never touch the table.
+#[cfg(loom)]
+pub(crate) static TABLE: std::sync::LazyLock<Table> = std::sync::LazyLock::new(Table::new);
+
+#[allow(clippy::declare_interior_mutable_const)]
+const NULL_PAGE: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
 
 impl Table {
+    #[cfg(not(loom))]
     const fn new() -> Self {
-        #[allow(clippy::declare_interior_mutable_const)]
-        const NULL: AtomicPtr<Slot> = AtomicPtr::new(std::ptr::null_mut());
         Table {
-            pages: [NULL; PAGES],
+            pages: [NULL_PAGE; PAGES],
             fresh: AtomicU32::new(0),
-            free: AtomicU64::new(0),
+            free: FreeList::new(),
+            live: AtomicUsize::new(0),
+        }
+    }
+
+    #[cfg(loom)]
+    fn new() -> Self {
+        Table {
+            pages: [NULL_PAGE; PAGES],
+            fresh: AtomicU32::new(0),
+            free: FreeList::new(),
             live: AtomicUsize::new(0),
         }
     }
@@ -82,25 +102,10 @@ impl Table {
 
     /// Takes a free slot, recycling one if possible.
     pub(crate) fn alloc(&self) -> Option<&'static Slot> {
-        let mut head = self.free.load(Ordering::Acquire);
-        loop {
-            let index = head as u32;
-            if index == 0 {
-                return self.alloc_fresh();
-            }
-            let slot = self
-                .get(index - 1)
-                .expect("free-list entries name allocated pages");
-            let next = slot.next_free.load(Ordering::Relaxed);
-            // The tag makes a concurrent pop-and-push of the same slot (ABA) fail this CAS.
-            let new = (((head >> 32) + 1) << 32) | next as u64;
-            match self
-                .free
-                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return Some(slot),
-                Err(actual) => head = actual,
-            }
+        let slot = |i| self.get(i).expect("free-list entries name allocated pages");
+        match self.free.pop(|i| &slot(i).next_free) {
+            Some(index) => Some(slot(index)),
+            None => self.alloc_fresh(),
         }
     }
 
@@ -149,20 +154,8 @@ impl Table {
 
     /// Returns a slot whose process has ended and whose references are all gone.
     pub(crate) fn recycle(&self, slot: &Slot) {
-        foreign::forget(slot.index.load(Ordering::Relaxed));
-        let index = slot.index.load(Ordering::Relaxed) + 1;
-        let mut head = self.free.load(Ordering::Acquire);
-        loop {
-            slot.next_free.store(head as u32, Ordering::Relaxed);
-            let new = (((head >> 32) + 1) << 32) | index as u64;
-            match self
-                .free
-                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return,
-                Err(actual) => head = actual,
-            }
-        }
+        foreign::forget(slot.index());
+        self.free.push(slot.index(), &slot.next_free);
     }
 
     /// Every slot ever handed out, in index order.
@@ -189,6 +182,7 @@ mod tests {
     /// every slot handed out once at a time, recycled slots reused first. (Also run under
     /// miri: the pages are raw allocations.)
     #[test]
+    #[cfg(not(loom))]
     fn slots_are_handed_out_once_and_reused() {
         static TABLE_UNDER_TEST: Table = Table::new();
         let table = &TABLE_UNDER_TEST;

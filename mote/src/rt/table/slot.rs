@@ -400,6 +400,13 @@ impl Slot {
         });
     }
 
+    /// Tests only: drops the process's own reference at once (`end_exit` defers it by an
+    /// epoch grace period, which loom cannot model).
+    #[cfg(all(test, loom))]
+    pub(crate) fn release_own_reference(&self) {
+        self.release(REF);
+    }
+
     /// Marks the process dead (no sender will push any more) and drops its own reference.
     /// The caller holds the extras lock, so link and monitor requests see it dead.
     pub(crate) fn begin_exit(&self) {
