@@ -42,6 +42,8 @@
 //!   [`pool::Pool::map_reduce`] for chunked data.
 //! * Names: [`register`], [`whereis`], [`lookup`], [`send_named`]. Timers: [`send_after`],
 //!   [`start_timer`], [`read_timer`], [`cancel_timer`], [`sleep`]. Introspection: [`processes`], [`process_info`].
+//! * [`metrics`]: the runtime's counters (spawns, exits by reason, messages sent, each
+//!   scheduler thread's busy time and run queue) and each process's, as a snapshot.
 //! * [`task`]: run a future as a process and await its value from anywhere
 //!   ([`task::spawn`], [`task::Task`], [`task::await_many`]), or one task per item with
 //!   bounded concurrency ([`task::async_stream`]), like Elixir's `Task` without its copies.
@@ -63,7 +65,11 @@
 //! * `serde`: `Serialize`/`Deserialize` for [`ProcessId`]; `Serialize` for [`Pid`] (as its
 //!   id: a typed pid is not made from data, as it could name a mailbox of another type) and
 //!   for [`ExitReason`] (as its Erlang text, `{panic,<<"boom">>}`; terms have no serde form
-//!   yet, so reasons do not deserialize).
+//!   yet, so reasons do not deserialize); `Serialize` for [`ProcessInfo`] and the
+//!   [`metrics`] snapshots.
+//! * `metrics`: `metrics::export` publishes the runtime's counters through the `metrics`
+//!   crate's facade, to whatever recorder the program installs; `metrics::spawn_exporter`
+//!   does it periodically.
 //!
 //! # Tokio inside processes
 //!
@@ -117,6 +123,7 @@ mod rt {
     pub(crate) mod crash_report;
     pub(crate) mod current;
     pub(crate) mod mailbox;
+    pub(crate) mod metrics;
     pub(crate) mod runner;
     pub(crate) mod scheduler;
     pub(crate) mod signals;
@@ -133,6 +140,7 @@ mod process {
     pub(crate) mod exit_signal;
     pub(crate) mod handle;
     pub(crate) mod info;
+    pub mod metrics;
     pub(crate) mod registry;
     pub(crate) mod runtime;
     pub(crate) mod self_id;
@@ -184,6 +192,7 @@ pub use mote_macros::test;
 pub use process::exit_signal::exit;
 pub use process::handle::{Process, Recv, RecvMatching};
 pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};
+pub use process::metrics;
 pub use process::registry::{
     lookup, register, registered_name, send_named, unregister, whereis, RegistryError,
 };

@@ -10,7 +10,14 @@ use crate::values::pid::ProcessId;
 use crate::values::term::Atom;
 
 /// What a process is doing, as far as the runtime can tell.
+///
+/// With the `serde` feature it serializes as its name in lower case (`"waiting"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Status {
     /// Blocked in a receive with an empty mailbox.
     Waiting,
@@ -20,8 +27,10 @@ pub enum Status {
     Exiting,
 }
 
-/// A snapshot of one process (Erlang's `process_info`).
+/// A snapshot of one process (Erlang's `process_info`). Serializable with the `serde`
+/// feature.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ProcessInfo {
     /// The process.
     pub id: ProcessId,
@@ -83,6 +92,12 @@ pub fn processes() -> Vec<ProcessId> {
 /// .unwrap();
 /// ```
 pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
+    snapshot(id, true)
+}
+
+/// [`process_info`], with the relationship lists left empty unless `relations` (the
+/// metrics want the counters of every process, not copies of their links).
+pub(crate) fn snapshot(id: ProcessId, relations: bool) -> Option<ProcessInfo> {
     let (name, links, monitors, monitored_by, trap_exit, signal_bytes) =
         signals::peek_live(id, |_, s| {
             // A process that never linked, monitored or took a name has no record.
@@ -98,8 +113,12 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
                 + s.links.capacity() * size_of::<ProcessId>()
                 + s.watchers.capacity() * 32
                 + s.watching.capacity() * 24;
+            let name = s.name.as_ref().map(|n| n.name.clone());
+            if !relations {
+                return (name, Vec::new(), Vec::new(), Vec::new(), s.trap_exit, bytes);
+            }
             (
-                s.name.as_ref().map(|n| n.name.clone()),
+                name,
                 s.links.clone(),
                 s.watching.iter().map(|(_, t)| *t).collect(),
                 monitored_by.collect(),

@@ -1,6 +1,7 @@
 //! Sending: [`Pid::send`] and the bounded-mailbox variants.
 
 use crate::rt::current;
+use crate::rt::metrics;
 use crate::rt::signals;
 use crate::rt::table::slot::PERMIT_TAG;
 use crate::rt::table::TABLE;
@@ -46,7 +47,8 @@ impl<M: Send + 'static> Pid<M> {
             // `spawn` or a type-checked registry lookup), and `send` checks the serial, so a
             // reused slot of another type is never written to.
             // `pinned()`: see `Slot::send`.
-            Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) },
+            Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) }
+                .inspect(|()| metrics::count_send()),
             None => Err(message),
         }
     }

@@ -9,6 +9,7 @@ use async_task::WithInfo;
 
 use crate::process::handle::Process;
 use crate::rt::current;
+use crate::rt::metrics;
 use crate::rt::runner::Runner;
 use crate::rt::scheduler::{schedule, schedule_process};
 use crate::rt::signals;
@@ -264,6 +265,7 @@ impl SpawnOptions {
         let group = self.run_group.unwrap_or_else(current::run_group);
         slot.set_spawn_info(TASK_HEADER_BYTES + size_of::<Runner<Fut>>(), group);
         TABLE.live.fetch_add(1, Ordering::Relaxed);
+        metrics::count_spawn();
         let id = slot.id();
         if let Some(name) = self.name.take() {
             // Before any link or monitor exists: a refused name ends the new process

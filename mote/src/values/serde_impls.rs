@@ -7,6 +7,8 @@
 //!   from data could name a process whose mailbox has another type. Deserialize a
 //!   `ProcessId` and get the typed address with a checked lookup
 //!   ([`ServerRef::from_id`](crate::server::ServerRef::from_id), [`lookup`](crate::lookup)).
+//! * [`Atom`](crate::Atom) serializes as its text (a registered name in a
+//!   [`ProcessInfo`](crate::ProcessInfo), say).
 //! * [`ExitReason`] serializes as its Erlang text (`normal`, `{panic,<<"boom">>}`, ...),
 //!   for logs and reports. It does not deserialize: the text form of a term has no parser
 //!   here, and terms themselves have no serde form yet.
@@ -26,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::values::exit::ExitReason;
 use crate::values::pid::{Pid, ProcessId};
+use crate::values::term::Atom;
 
 const FIELDS: &[&str] = &["node", "number", "serial", "creation"];
 
@@ -80,6 +83,12 @@ impl<'de> Deserialize<'de> for ProcessId {
 impl<M> Serialize for Pid<M> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.id().serialize(serializer)
+    }
+}
+
+impl Serialize for Atom {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self)
     }
 }
 

@@ -54,6 +54,11 @@ pub(crate) fn scheduler() -> &'static Scheduler {
     &global().scheduler
 }
 
+/// The scheduler if it has started (the metrics read it without starting it).
+pub(crate) fn running() -> Option<&'static Scheduler> {
+    GLOBAL.get().map(|g| &*g.scheduler)
+}
+
 /// The tokio runtime handle that processes use for IO and timers.
 pub(crate) fn tokio_handle() -> &'static tokio::runtime::Handle {
     &global().tokio

@@ -18,10 +18,13 @@ pub(crate) mod global;
 mod sleepers;
 mod worker;
 
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use async_task::{Runnable, ScheduleInfo};
 use crossbeam_deque::{Injector, Stealer, Worker};
+use crossbeam_utils::CachePadded;
 
 use sleepers::Sleepers;
 
@@ -37,6 +40,38 @@ pub(crate) struct Scheduler {
     injector: Injector<Runnable>,
     stealers: Vec<Stealer<Runnable>>,
     sleepers: Sleepers,
+    /// Per worker: how long it slept and how many tasks it ran, for the metrics.
+    stats: Box<[CachePadded<WorkerStats>]>,
+    /// When the workers started: a worker's busy time is its life less its sleep.
+    started: Instant,
+}
+
+/// One worker's record, written by that worker alone and read by anyone.
+///
+/// The sleep time changes only when the worker falls asleep and wakes, so keeping it costs
+/// nothing on the path that runs tasks (timing each task run would cost two clock reads per
+/// message in a ping-pong). `seq` is a sequence lock over `asleep_at` and `slept_ns`: odd
+/// while the worker changes them; a reader retries if it was odd or changed under the read.
+#[derive(Default)]
+struct WorkerStats {
+    seq: AtomicU64,
+    /// Nanoseconds since `started` when the worker fell asleep; 0 while it is awake.
+    asleep_at: AtomicU64,
+    /// Nanoseconds slept in total, up to its last wake-up.
+    slept_ns: AtomicU64,
+    /// Tasks run (polls of processes).
+    tasks: AtomicU64,
+}
+
+/// A worker's figures, as [`Scheduler::worker_stats`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WorkerSnapshot {
+    /// Time the worker spent awake (running tasks or looking for them) since it started.
+    pub(crate) busy: Duration,
+    /// Tasks it has run.
+    pub(crate) tasks: u64,
+    /// Tasks waiting in its queue (others can steal them).
+    pub(crate) queued: usize,
 }
 
 impl Scheduler {
@@ -47,6 +82,8 @@ impl Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
             sleepers: Sleepers::new(),
+            stats: (0..workers).map(|_| CachePadded::default()).collect(),
+            started: Instant::now(),
         });
         for (index, local) in locals.into_iter().enumerate() {
             let scheduler = Arc::clone(&scheduler);
@@ -78,12 +115,71 @@ impl Scheduler {
         !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
     }
 
-    /// Blocks the calling worker until there may be work.
-    fn sleep(&self) {
+    /// Blocks the calling worker (number `me`) until there may be work.
+    fn sleep(&self, me: usize) {
         // Hand this thread's deferred slot recycling to the global queue before sleeping,
         // so dead processes' slots (and their queued messages) do not wait on an idle thread.
         crossbeam_epoch::pin().flush();
-        self.sleepers.sleep(|| self.has_work());
+        let stats = &self.stats[me];
+        self.sleepers.sleep(
+            || self.has_work(),
+            || {
+                // Never 0, which means awake.
+                let asleep_at = self.nanos().max(1);
+                stats.write(|| stats.asleep_at.store(asleep_at, Ordering::Relaxed));
+                asleep_at
+            },
+            |asleep_at| {
+                let total =
+                    stats.slept_ns.load(Ordering::Relaxed) + self.nanos().saturating_sub(asleep_at);
+                stats.write(|| {
+                    stats.slept_ns.store(total, Ordering::Relaxed);
+                    stats.asleep_at.store(0, Ordering::Relaxed);
+                });
+            },
+        );
+    }
+
+    fn nanos(&self) -> u64 {
+        self.started.elapsed().as_nanos().min(u64::MAX as u128) as u64
+    }
+
+    /// Counts a task run by worker `me` (its only writer: a load and a store, no locked
+    /// instruction).
+    #[inline]
+    fn count_task(&self, me: usize) {
+        let tasks = &self.stats[me].tasks;
+        tasks.store(tasks.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// The time since the workers started, and each worker's figures as of then, in worker
+    /// order (one clock reading for all, so no worker was busy longer than that time).
+    pub(crate) fn worker_stats(&self) -> (Duration, Vec<WorkerSnapshot>) {
+        let now = self.nanos();
+        let workers = self
+            .stats
+            .iter()
+            .zip(&self.stealers)
+            .map(|(stats, stealer)| {
+                let (asleep_at, slept) = stats.read();
+                let sleeping = if asleep_at != 0 {
+                    now.saturating_sub(asleep_at)
+                } else {
+                    0
+                };
+                WorkerSnapshot {
+                    busy: Duration::from_nanos(now.saturating_sub(slept + sleeping)),
+                    tasks: stats.tasks.load(Ordering::Relaxed),
+                    queued: stealer.len(),
+                }
+            })
+            .collect();
+        (Duration::from_nanos(now), workers)
+    }
+
+    /// Tasks waiting in the global queue (woken from outside the workers).
+    pub(crate) fn injected(&self) -> usize {
+        self.injector.len()
     }
 
     /// Finds work for an idle worker: the injector first, then the other workers' queues.
@@ -106,6 +202,34 @@ impl Scheduler {
             if !retry {
                 return None;
             }
+        }
+    }
+}
+
+impl WorkerStats {
+    /// The writer's half of the sequence lock (the worker alone writes): `seq` is odd while
+    /// `change` runs.
+    fn write(&self, change: impl FnOnce()) {
+        let seq = self.seq.load(Ordering::Relaxed);
+        self.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+        // A reader that sees any of the change then sees `seq` odd or moved on.
+        fence(Ordering::Release);
+        change();
+        self.seq.store(seq.wrapping_add(2), Ordering::Release);
+    }
+
+    /// `(asleep_at, slept_ns)`, consistent with each other; `asleep_at` is 0 while the
+    /// worker is awake.
+    fn read(&self) -> (u64, u64) {
+        loop {
+            let before = self.seq.load(Ordering::Acquire);
+            let asleep_at = self.asleep_at.load(Ordering::Relaxed);
+            let slept = self.slept_ns.load(Ordering::Relaxed);
+            fence(Ordering::Acquire);
+            if before % 2 == 0 && self.seq.load(Ordering::Relaxed) == before {
+                return (asleep_at, slept);
+            }
+            std::hint::spin_loop();
         }
     }
 }

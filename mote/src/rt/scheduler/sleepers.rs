@@ -38,8 +38,14 @@ impl Sleepers {
 
     /// Blocks the calling worker until there may be work: returns at once if `has_work`
     /// finds some after this worker counted itself idle. May return spuriously; callers
-    /// look for work again.
-    pub(crate) fn sleep(&self, has_work: impl FnOnce() -> bool) {
+    /// look for work again. If it does wait, `asleep` runs just before and `awake` (with
+    /// what `asleep` returned) just after (the metrics' sleep time).
+    pub(crate) fn sleep<T>(
+        &self,
+        has_work: impl FnOnce() -> bool,
+        asleep: impl FnOnce() -> T,
+        awake: impl FnOnce(T),
+    ) {
         let guard = self.lock.lock();
         self.idle.fetch_add(1, Ordering::SeqCst);
         // Orders the increment before the look at the work (an RMW alone orders it only
@@ -48,7 +54,10 @@ impl Sleepers {
         let guard = if has_work() {
             guard
         } else {
-            self.wakeup.wait(guard)
+            let token = asleep();
+            let guard = self.wakeup.wait(guard);
+            awake(token);
+            guard
         };
         self.idle.fetch_sub(1, Ordering::SeqCst);
         drop(guard);
@@ -74,7 +83,7 @@ mod loom_tests {
                 let (sleepers, work) = (Arc::clone(&sleepers), Arc::clone(&work));
                 thread::spawn(move || {
                     while !work.load(Ordering::Acquire) {
-                        sleepers.sleep(|| work.load(Ordering::Acquire));
+                        sleepers.sleep(|| work.load(Ordering::Acquire), || (), |()| ());
                     }
                 })
             };
@@ -104,7 +113,7 @@ mod loom_tests {
                             }
                             continue;
                         }
-                        sleepers.sleep(|| work.load(Ordering::Acquire) > 0);
+                        sleepers.sleep(|| work.load(Ordering::Acquire) > 0, || (), |()| ());
                     })
                 })
                 .collect();

@@ -76,8 +76,9 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
         match next.or_else(|| scheduler.steal(&local.queue, index)) {
             Some(task) => {
                 task.run();
+                scheduler.count_task(index);
             }
-            None => scheduler.sleep(),
+            None => scheduler.sleep(index),
         }
     }
 }

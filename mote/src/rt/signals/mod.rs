@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::rt::current;
+use crate::rt::metrics;
 use crate::rt::table::extras::{
     DeliverDown, DeliverExit, ExitListener, Extras, NameWatcher, Watcher,
 };
@@ -333,6 +334,7 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
         guard.take()
     };
     TABLE.live.fetch_sub(1, Ordering::Relaxed);
+    metrics::count_exit(&reason);
     if let Some(mut extras) = extras {
         if let Some(bound) = extras.bound.take() {
             // Senders waiting for room (`send_async`) hold the semaphore: closing it ends
