@@ -364,7 +364,7 @@ mod export {
     async fn exporting(every: Duration) {
         loop {
             export();
-            crate::process::timer::sleep(every).await;
+            crate::process::sleep::sleep(every).await;
         }
     }
 
