@@ -42,6 +42,23 @@ pub struct TimerRef {
 
 /// Names a timer inside the messages about it ([`TimerFired`], [`TimerCancelled`]): Erlang's
 /// timer reference as data. Unique among the timers of one OS process.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::time::Duration;
+/// use mote::{TimerFired, TimerId};
+/// mote::run(|mut p: mote::Process<TimerFired<()>>| async move {
+///     // Which job each pending timeout belongs to.
+///     let mut jobs: HashMap<TimerId, &str> = HashMap::new();
+///     for (job, ms) in [("fast", 1), ("slow", 20)] {
+///         let t = mote::start_timer(p.pid(), (), Duration::from_millis(ms));
+///         jobs.insert(t.id(), job);
+///     }
+///     let first = p.recv().await;
+///     assert_eq!(jobs[&first.timer], "fast");
+/// })
+/// .unwrap();
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TimerId(u64);
 
