@@ -209,7 +209,7 @@ pub use process::timer::{
 pub use rt::signals::LinkError;
 pub use values::exit::{CustomReason, Down, Exit, ExitReason, IntoExitReason, Signal};
 pub use values::monitor_ref::MonitorRef;
-pub use values::pid::{Pid, ProcessId};
+pub use values::pid::{ParsePidError, Pid, ProcessId};
 pub use values::registered_name::RegisteredName;
 pub use values::term;
 pub use values::term::{Atom, Term};

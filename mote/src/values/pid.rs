@@ -99,6 +99,51 @@ impl fmt::Debug for ProcessId {
     }
 }
 
+/// A local process id as [`Display`](fmt::Display) prints it, `<0.42.0>` (the angle
+/// brackets may be left out): for ids typed by a person or carried in a URL. The printed
+/// form has no creation, so only ids of this node (node `0`) parse; the parsed id names a
+/// process only while that process lives.
+///
+/// ```
+/// mote::run(|p: mote::Process<()>| async move {
+///     let printed = p.id().to_string();
+///     assert_eq!(printed.parse::<mote::ProcessId>(), Ok(p.id()));
+///     assert!("<3.1.0>".parse::<mote::ProcessId>().is_err()); // another node's
+///     assert!("0.x.0".parse::<mote::ProcessId>().is_err());
+/// })
+/// .unwrap();
+/// ```
+impl std::str::FromStr for ProcessId {
+    type Err = ParsePidError;
+
+    fn from_str(s: &str) -> Result<Self, ParsePidError> {
+        let s = s.trim();
+        let inner = s
+            .strip_prefix('<')
+            .and_then(|s| s.strip_suffix('>'))
+            .unwrap_or(s);
+        let mut parts = inner.split('.').map(|p| p.parse::<u32>());
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(Ok(0)), Some(Ok(index)), Some(Ok(serial)), None) => {
+                Ok(ProcessId::local(index, serial))
+            }
+            _ => Err(ParsePidError),
+        }
+    }
+}
+
+/// The text is not a local process id `<0.N.S>` (see [`ProcessId`]'s `FromStr`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePidError;
+
+impl fmt::Display for ParsePidError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a local process id of the form <0.N.S>")
+    }
+}
+
+impl std::error::Error for ParsePidError {}
+
 /// The address of a process whose mailbox takes messages of type `M`.
 ///
 /// `Copy`, comparable, hashable and printable like Erlang's pids (`<0.42.0>`). A `Pid` is only
