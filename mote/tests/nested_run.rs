@@ -1,6 +1,6 @@
-//! `mote::run` from inside a process is refused with a clear panic in that process (its run
-//! then reports the panic), never a hang: blocking a scheduler thread on a run would hang
-//! once every thread waits so (three deep on two threads did). `run_async` nests freely.
+//! `mote::run` from inside a process is refused at once with a clear error, never a hang:
+//! blocking a scheduler thread on a run would hang once every thread waits so (three deep
+//! on two threads did). `run_async` nests freely.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -26,9 +26,10 @@ fn nested_runs_on_two_threads() {
     let (refused, nested) = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("nested runs hung");
+    // The outer run's root got the refusal as its nested run's result, and returned it.
     match refused {
-        Err(ExitReason::Panic(message)) => {
-            assert!(message.contains("run_async"), "{message}");
+        Ok(Err(reason)) => {
+            assert!(reason.to_string().contains("run_async"), "{reason}");
         }
         other => panic!("expected the nested run to be refused, got {other:?}"),
     }

@@ -115,10 +115,12 @@ pub fn worker_threads() -> usize {
 /// binary) end only their own processes; a process spawned outside any process belongs
 /// to no run and is never ended this way.
 ///
-/// # Panics
+/// # Errors
 ///
-/// If called from inside a process: it would block one of the scheduler's threads until
-/// the new run ends, and hang once every thread waits so. Use [`run_async`] there.
+/// Besides the root's own exit reason: called from inside a process, `run` refuses at once
+/// with an [`ExitReason::custom`] whose message names [`run_async`], since it would block
+/// one of the scheduler's threads until the new run ends, and hang once every thread waits
+/// so. Use [`run_async`] there.
 ///
 /// ```
 /// use mote::{Process, ExitReason};
@@ -140,11 +142,9 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: Send + 'static,
 {
-    assert!(
-        crate::rt::current::current().is_none(),
-        "mote::run called from inside a process: it would block a scheduler thread (and \
-         hang once every thread waits so); use `mote::run_async(..).await` there"
-    );
+    if crate::rt::current::current().is_some() {
+        return Err(ExitReason::custom(NESTED_RUN));
+    }
     let (mut rx, group, root) = start_root(f);
     let out = rx.blocking_recv().unwrap_or(Err(ExitReason::NoProc));
     teardown::end_group_blocking(group, root);
@@ -175,6 +175,10 @@ where
 }
 
 type Outcome<T> = Result<T, ExitReason>;
+
+/// The exit reason (as `ExitReason::custom`) of a `run` called from inside a process.
+const NESTED_RUN: &str = "mote::run called from inside a process: it would block a \
+    scheduler thread (and hang once every thread waits so); use mote::run_async(..).await";
 
 /// Spawns the root process of a run, in a new run group. Returns where its outcome will
 /// come, its group and its id.
