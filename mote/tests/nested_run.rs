@@ -5,7 +5,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mote::{ExitReason, Process};
+use mote::Process;
 
 #[test]
 fn nested_runs_on_two_threads() {
