@@ -117,18 +117,19 @@ impl Drop for Lease {
     }
 }
 
-/// Runs `count` on this thread's shard, or on the shared one with `shared`.
+/// Adds one to the `counter` of this thread's shard (as its only writer), or of the shared
+/// one (atomically) if this thread cannot lease a shard.
 #[inline(always)]
-fn with_shard(count: impl FnOnce(&Shard), shared: impl FnOnce(&Shard)) {
+fn count(counter: impl Fn(&Shard) -> &AtomicU64) {
     match SHARD.with(Cell::get) {
-        Some(shard) => count(shard),
-        None => lease_or_share(count, shared),
+        Some(shard) => Shard::bump(counter(shard)),
+        None => lease_or_share(counter),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn lease_or_share(count: impl FnOnce(&Shard), shared: impl FnOnce(&Shard)) {
+fn lease_or_share(counter: impl Fn(&Shard) -> &AtomicU64) {
     // A thread whose `LEASE` is already destroyed (an event counted by another thread-local's
     // destructor) cannot lease again: it counts on the shared shard.
     let leased = LEASE.try_with(|lease| {
@@ -150,43 +151,30 @@ fn lease_or_share(count: impl FnOnce(&Shard), shared: impl FnOnce(&Shard)) {
         shard
     });
     match leased {
-        Ok(shard) => count(shard),
-        Err(_) => shared(&SHARED),
+        Ok(shard) => Shard::bump(counter(shard)),
+        Err(_) => {
+            counter(&SHARED).fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
 /// Counts a spawned process.
 #[inline]
 pub(crate) fn count_spawn() {
-    with_shard(
-        |s| Shard::bump(&s.spawned),
-        |s| {
-            s.spawned.fetch_add(1, Ordering::Relaxed);
-        },
-    );
+    count(|s| &s.spawned);
 }
 
 /// Counts an ended process by its reason's class.
 #[inline]
 pub(crate) fn count_exit(reason: &ExitReason) {
     let class = ExitClass::of(reason) as usize;
-    with_shard(
-        |s| Shard::bump(&s.exits[class]),
-        |s| {
-            s.exits[class].fetch_add(1, Ordering::Relaxed);
-        },
-    );
+    count(|s| &s.exits[class]);
 }
 
 /// Counts a message queued by a send.
 #[inline]
 pub(crate) fn count_send() {
-    with_shard(
-        |s| Shard::bump(&s.sent),
-        |s| {
-            s.sent.fetch_add(1, Ordering::Relaxed);
-        },
-    );
+    count(|s| &s.sent);
 }
 
 /// The counts so far, summed over every shard.
