@@ -357,20 +357,9 @@ impl Slot {
                 Err(actual) => state = actual,
             }
         }
-        // We won DYING: the incarnation is over and nobody else can touch its mailbox.
-        self.drain.with_mut(|d| {
-            // SAFETY: no reference is held and DYING is claimed by us alone, so nobody reads
-            // `drain` or the queue concurrently; `drain` matches the queued nodes' type.
-            unsafe {
-                if let Some(drain) = (*d).take() {
-                    drain(self);
-                }
-            }
-        });
-        self.waker.with_mut(|w| {
-            // SAFETY: as above; the waker was initialised by `occupy`.
-            unsafe { (*w).assume_init_drop() };
-        });
+        // SAFETY: we won DYING: the incarnation is over, no reference is held, and nobody
+        // else can touch its mailbox, `drain` or waker.
+        unsafe { self.vacate() };
         // Keep only the transient references of stale senders; they will fail the ALIVE
         // check and release without side effects.
         self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
@@ -379,15 +368,16 @@ impl Slot {
         crate::rt::table::TABLE.recycle(self);
     }
 
-    /// Tests only: ends the incarnation as recycling does (queued messages and the waker
-    /// dropped), without handing the slot back to the table.
+    /// Ends the incarnation's hold on the slot: drops its queued messages and its waker.
+    /// Recycling does this; the tests do it alone, without handing the slot back to the
+    /// table.
     ///
     /// # Safety
     /// The slot is occupied, and no sender or receiver is active.
-    #[cfg(test)]
     pub(crate) unsafe fn vacate(&self) {
         self.drain.with_mut(|d| {
-            // SAFETY: exclusive access (the caller's contract); `drain` matches the queue.
+            // SAFETY: exclusive access (the caller's contract); `drain` matches the queued
+            // nodes' type.
             unsafe {
                 if let Some(drain) = (*d).take() {
                     drain(self);
