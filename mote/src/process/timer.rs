@@ -220,13 +220,12 @@ fn start(
             }
         }
     }
+    pending.deliver = Some(deliver);
     let Some(tick) = deadline_tick(delay) else {
         // Too far away to ever fire: stays pending, with no wheel entry.
-        pending.deliver = Some(deliver);
         drop(pending);
         return timer;
     };
-    pending.deliver = Some(deliver);
     let shard = pick(shards());
     match shard.arm(tick, Fire(cell.clone())) {
         Ok(key) => {
