@@ -227,18 +227,13 @@ struct Child {
 /// `GET /api/process/{pid}`.
 #[derive(Debug, Serialize)]
 struct Detail {
-    pid: String,
-    name: Option<String>,
-    status: &'static str,
-    mailbox_len: u64,
-    messages_received: u64,
-    polls: u64,
-    memory: usize,
+    /// What the process table shows of it.
+    #[serde(flatten)]
+    row: Row,
     trap_exit: bool,
     links: Vec<Ref>,
     monitors: Vec<Ref>,
     monitored_by: Vec<Ref>,
-    supervisor: Option<SupKind>,
     /// A supervisor's children (none if it did not answer in time).
     children: Option<Vec<Child>>,
     /// Whether this is the dashboard's own process.
@@ -248,8 +243,8 @@ struct Detail {
 async fn process(Shared(state): Shared<Arc<State>>, Path(pid): Path<String>) -> Answer<Detail> {
     let id = parse_pid(&pid)?;
     let info = mote::process_info(id).ok_or_else(|| not_alive(id))?;
-    let supervisor = tree::supervisor_kind(id);
-    let children = match supervisor {
+    let row = Row::of(&mote::metrics::process(id).ok_or_else(|| not_alive(id))?);
+    let children = match row.supervisor {
         Some(kind) => tree::children(id, kind).await.map(|children| {
             children
                 .into_iter()
@@ -267,18 +262,11 @@ async fn process(Shared(state): Shared<Arc<State>>, Path(pid): Path<String>) -> 
     };
     let refs = |ids: &[ProcessId]| ids.iter().copied().map(Ref::of).collect();
     Ok(Json(Detail {
-        pid: id.to_string(),
-        name: info.name.as_ref().map(|n| n.to_string()),
-        status: status(info.status),
-        mailbox_len: info.mailbox_len,
-        messages_received: info.messages_received,
-        polls: info.polls,
-        memory: info.memory,
+        row,
         trap_exit: info.trap_exit,
         links: refs(&info.links),
         monitors: refs(&info.monitors),
         monitored_by: refs(&info.monitored_by),
-        supervisor,
         children,
         dashboard: state.own.get() == Some(&id),
     }))
