@@ -111,6 +111,8 @@ pub struct TimerCancelled {
 /// it is pending, what it will do and where it is parked.
 struct TimerCell {
     id: TimerId,
+    /// The pid it is for; `None` for a timer to a name.
+    destination: Option<ProcessId>,
     state: AtomicU8,
     /// When it was started, and how long after that it fires: the time left is computed
     /// from these, so a delay too large for an `Instant` still has an answer.
@@ -174,6 +176,18 @@ impl TimerCell {
     fn left(&self) -> Duration {
         self.delay.saturating_sub(self.started.elapsed())
     }
+
+    /// Ends the timer now if its destination has ended. The exit listener does that too,
+    /// but a moment after the process stops being alive (listeners run after the exit's
+    /// lock is released): this makes `read_timer` and `cancel_timer` agree with
+    /// `is_alive` at once.
+    fn settle(&self) {
+        if let Some(target) = self.destination {
+            if self.state.load(Ordering::Acquire) == PENDING && !crate::is_alive(target) {
+                self.exited(&ExitReason::NoProc);
+            }
+        }
+    }
 }
 
 /// The wheels timers wait on, one per shard of threads.
@@ -182,22 +196,17 @@ fn shards() -> &'static [Shard<Fire>] {
     SHARDS.get_or_init(|| (0..shard_count()).map(|_| Shard::new()).collect())
 }
 
-/// Where a timer's message goes.
-enum Destination {
-    Pid(ProcessId),
-    Name,
-}
-
-/// Starts a timer that runs `deliver` after `delay`, unless cancelled first or (for a pid)
-/// its destination ends first.
+/// Starts a timer that runs `deliver` after `delay`, unless cancelled first or, for a timer
+/// to a pid (`destination`), that process ends first.
 fn start(
     id: TimerId,
-    destination: Destination,
+    destination: Option<ProcessId>,
     delay: Duration,
     deliver: Box<dyn FnOnce() + Send>,
 ) -> TimerRef {
     let cell = Arc::new(TimerCell {
         id,
+        destination,
         state: AtomicU8::new(PENDING),
         started: Instant::now(),
         delay,
@@ -208,7 +217,7 @@ fn start(
     // Everything is set up under the timer's lock, so an exit or a tick that comes in the
     // middle waits for it, then finds the watch and the entry to remove.
     let mut pending = cell.pending.lock();
-    if let Destination::Pid(target) = destination {
+    if let Some(target) = destination {
         let listener: Arc<dyn ExitListener> = cell.clone();
         match signals::watch(target, listener) {
             Some(r) => pending.watch = Some((target, r)),
@@ -265,7 +274,7 @@ fn start(
 pub fn send_after<M: Send + 'static>(pid: Pid<M>, message: M, delay: Duration) -> TimerRef {
     start(
         new_id(),
-        Destination::Pid(pid.id()),
+        Some(pid.id()),
         delay,
         Box::new(move || pid.send(message)),
     )
@@ -295,7 +304,7 @@ pub fn send_after_named<M: Send + 'static>(
     let name = timer_name(name)?;
     Ok(start(
         new_id(),
-        Destination::Name,
+        None,
         delay,
         Box::new(move || {
             let _ = registry::send_named(&name, message);
@@ -335,7 +344,7 @@ where
     M: From<TimerFired<T>> + Send + 'static,
     T: Send + 'static,
 {
-    start_with_id(Destination::Pid(pid.id()), delay, move |timer| {
+    start_with_id(Some(pid.id()), delay, move |timer| {
         pid.send(M::from(TimerFired { timer, message }))
     })
 }
@@ -363,7 +372,7 @@ where
     T: Send + 'static,
 {
     let name = timer_name(name)?;
-    Ok(start_with_id(Destination::Name, delay, move |timer| {
+    Ok(start_with_id(None, delay, move |timer| {
         let _ = registry::send_named::<M>(&name, M::from(TimerFired { timer, message }));
     }))
 }
@@ -375,7 +384,7 @@ fn timer_name(name: &str) -> Result<Atom, RegistryError> {
 
 /// [`start`] for a delivery that needs the timer's id.
 fn start_with_id(
-    destination: Destination,
+    destination: Option<ProcessId>,
     delay: Duration,
     deliver: impl FnOnce(TimerId) + Send + 'static,
 ) -> TimerRef {
@@ -439,6 +448,7 @@ impl fmt::Debug for TimerRef {
 /// ```
 pub fn cancel_timer(timer: &TimerRef) -> Option<Duration> {
     let left = timer.cell.left();
+    timer.cell.settle();
     let pending = timer.cell.finish(CANCELLED)?;
     if let Some((shard, key)) = pending.entry {
         shard.cancel(key);
@@ -503,6 +513,7 @@ where
 /// ```
 pub fn read_timer(timer: &TimerRef) -> Option<Duration> {
     let left = timer.cell.left();
+    timer.cell.settle();
     (timer.cell.state.load(Ordering::Acquire) == PENDING).then_some(left)
 }
 
@@ -539,6 +550,19 @@ mod tests {
                 pid.send(1);
             }
             while pids.iter().any(|p| crate::is_alive(*p)) {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            // The exit listeners run just after a process stops being alive; give the last
+            // ones a moment (without reading the timers, which would settle them).
+            let settled = std::time::Instant::now();
+            while timers
+                .iter()
+                .any(|t| t.cell.state.load(Ordering::Acquire) == PENDING)
+            {
+                assert!(
+                    settled.elapsed() < Duration::from_secs(10),
+                    "timers left pending"
+                );
                 crate::sleep(Duration::from_millis(1)).await;
             }
             for t in &timers {
