@@ -41,9 +41,8 @@ fn end_group(group: u32, root: ProcessId) -> usize {
         if slot.run_group() != group {
             continue;
         }
-        if id == root {
-            alive += usize::from(crate::is_alive(id));
-        } else if signals::terminate(id, ExitReason::Shutdown) {
+        // The root is ending by itself; every other process is told to.
+        if id == root || signals::terminate(id, ExitReason::Shutdown) {
             alive += 1;
         }
     }
