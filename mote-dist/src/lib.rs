@@ -17,4 +17,6 @@ pub mod connection;
 pub mod epmd;
 pub mod etf;
 pub mod handshake;
+pub mod node;
+pub mod node_table;
 pub mod serde;

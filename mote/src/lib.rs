@@ -133,10 +133,12 @@ mod rt {
 }
 
 /// The public process core: what a program needs to run processes, built on `rt`. The
-/// distribution crate sits on this layer; sends, links and monitors to a pid of another
-/// node are where it will hook in (today they find no local slot: a send is dropped, a
-/// link or monitor reports `noproc`).
+/// distribution crate sits on this layer: with the `dist` feature a send to a pid of
+/// another node goes to the transport it installs (`dist`); links and monitors to such a
+/// pid report `noproc` until remote signals exist.
 mod process {
+    #[cfg(feature = "dist")]
+    pub mod dist;
     pub(crate) mod exit_signal;
     pub(crate) mod handle;
     pub(crate) mod info;
@@ -189,6 +191,8 @@ pub use otp::{agent, pg, server, stream, supervisor, task, testkit};
 /// }
 /// ```
 pub use mote_macros::test;
+#[cfg(feature = "dist")]
+pub use process::dist;
 pub use process::exit_signal::exit;
 pub use process::handle::{Process, Recv, RecvMatching};
 pub use process::info::{process_count, process_info, processes, ProcessInfo, Status};

@@ -68,8 +68,6 @@ pub struct ConnectionOptions {
     pub tick_time: Duration,
     /// Limits on each received term; a frame may be at most `max_size` bytes.
     pub limits: DecodeLimits,
-    /// Frames that may wait for the writer before `send` waits (default 1024).
-    pub queue: usize,
 }
 
 impl Default for ConnectionOptions {
@@ -77,7 +75,6 @@ impl Default for ConnectionOptions {
         ConnectionOptions {
             tick_time: Duration::from_secs(60),
             limits: DecodeLimits::default(),
-            queue: 1024,
         }
     }
 }
@@ -155,7 +152,9 @@ where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (read, write) = tokio::io::split(stream);
-    let (tx, rx) = mpsc::channel(opts.queue.max(1));
+    // Unbounded, as Erlang's distribution buffer is: a process's send never blocks, and
+    // a message queued here keeps its place behind the sender's earlier ones.
+    let (tx, rx) = mpsc::unbounded_channel();
     let writer = tokio::spawn(write_loop(write, rx, opts.tick_time / 4));
     let peer = Arc::new(peer);
     let sender = DistSender {
@@ -175,17 +174,21 @@ where
 /// Cloning gives another handle to the same connection. See [`start`] for an example.
 #[derive(Debug, Clone)]
 pub struct DistSender {
-    tx: mpsc::Sender<Bytes>,
+    tx: mpsc::UnboundedSender<Bytes>,
     peer: Arc<PeerNode>,
 }
 
 impl DistSender {
-    /// Queues a frame built with [`FrameBuilder`]; waits while the queue is full.
+    /// Queues a frame built with [`FrameBuilder`] (the same as [`send_now`](Self::send_now),
+    /// for async callers).
     pub async fn send(&self, frame: Bytes) -> Result<(), ConnectionError> {
-        self.tx
-            .send(frame)
-            .await
-            .map_err(|_| ConnectionError::Closed)
+        self.send_now(frame)
+    }
+
+    /// Queues a frame without waiting: the queue is unbounded, as Erlang's distribution
+    /// buffer is, and frames go out in the order they were queued.
+    pub fn send_now(&self, frame: Bytes) -> Result<(), ConnectionError> {
+        self.tx.send(frame).map_err(|_| ConnectionError::Closed)
     }
 
     /// The peer.
@@ -263,7 +266,7 @@ impl Drop for AbortOnDrop {
 /// tick whenever a tick interval passed with nothing written.
 async fn write_loop<W: AsyncWrite + Unpin>(
     write: W,
-    mut rx: mpsc::Receiver<Bytes>,
+    mut rx: mpsc::UnboundedReceiver<Bytes>,
     tick_every: Duration,
 ) {
     let mut w = BufWriter::with_capacity(64 * 1024, write);

@@ -49,6 +49,17 @@ impl EpmdClient {
         }
     }
 
+    /// The same EPMD host on another port.
+    ///
+    /// ```
+    /// let c = mote_dist::epmd::EpmdClient::for_host("h").with_port(4400);
+    /// # let _ = c;
+    /// ```
+    pub fn with_port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
     /// The EPMD of this machine (`localhost`), on the port `ERL_EPMD_PORT` names or 4369.
     pub fn local() -> Self {
         Self::for_host("localhost")

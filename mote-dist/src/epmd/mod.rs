@@ -14,7 +14,7 @@
 //! # Ok(()) }
 //! ```
 
-mod client;
+pub(crate) mod client;
 pub(crate) mod protocol;
 mod server;
 

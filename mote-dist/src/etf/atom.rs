@@ -22,6 +22,13 @@ use super::limits::MAX_ATOM_CHARS;
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Atom(Arc<str>);
 
+/// Lets a table keyed by atoms be searched with a `&str`.
+impl std::borrow::Borrow<str> for Atom {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl Atom {
     /// An atom with this name, or [`EncodeError::AtomTooLong`] beyond 255 characters.
     pub fn new(name: &str) -> Result<Self, EncodeError> {

@@ -372,6 +372,22 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de, '_> {
         fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DecodeError> {
+        if name == mote::dist::PROCESS_ID_STRUCT {
+            // A mote pid: the wire's pid, its node named by a number of this OS process.
+            return match self.next()? {
+                Event::Pid {
+                    node,
+                    id,
+                    serial,
+                    creation,
+                } => {
+                    let id = crate::node_table::from_parts(&node, id, serial, creation);
+                    let parts = [id.node(), id.number(), id.serial(), id.creation()];
+                    v.visit_seq(de::value::SeqDeserializer::new(parts.into_iter()))
+                }
+                other => Err(unexpected(&other, "a pid")),
+            };
+        }
         if std::mem::take(&mut self.record_next) {
             let n = self.record_header(name, fields.len())?;
             return self.fixed_seq(n, v);

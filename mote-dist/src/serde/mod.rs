@@ -242,3 +242,49 @@ pub fn from_decoder<'de, T: Deserialize<'de>>(
 ) -> Result<T, DecodeError> {
     T::deserialize(&mut de::Deserializer::new(d, *opts))
 }
+
+/// Runs `f` on a type-erased deserializer over `input` (a term with its version byte,
+/// compressed or not), then checks that the whole input was one term. This is how a
+/// message is decoded into a type only the runtime knows (`mote::dist::deliver`).
+///
+/// ```
+/// use mote_dist::serde::{to_vec, with_erased_deserializer, Options};
+///
+/// let bytes = to_vec(&(1u8, "a")).unwrap();
+/// let value = with_erased_deserializer(&bytes, &Options::default(), |d| {
+///     erased_serde::deserialize::<(u8, String)>(d).map_err(|e| e.to_string())
+/// })
+/// .unwrap();
+/// assert_eq!(value, Ok((1, "a".to_string())));
+/// ```
+pub fn with_erased_deserializer<R>(
+    input: &[u8],
+    opts: &Options,
+    f: impl FnOnce(&mut dyn erased_serde::Deserializer<'_>) -> R,
+) -> Result<R, DecodeError> {
+    let plain = decompress(input, &opts.limits)?;
+    let input = plain.as_deref().unwrap_or(input);
+    let mut d = Decoder::with_limits(input, opts.limits)?;
+    let mut de = de::Deserializer::new(&mut d, *opts);
+    let r = f(&mut <dyn erased_serde::Deserializer>::erase(&mut de));
+    d.finish_exact()?;
+    Ok(r)
+}
+
+/// Appends `value` (a type-erased serializable, as `mote::dist` hands messages over) to
+/// `out` as one term with its version byte.
+///
+/// ```
+/// use mote_dist::serde::{append_erased, to_vec, Options};
+///
+/// let mut out = Vec::new();
+/// append_erased(&(1u8, "a") as &dyn erased_serde::Serialize, &mut out, &Options::default()).unwrap();
+/// assert_eq!(out, to_vec(&(1u8, "a")).unwrap());
+/// ```
+pub fn append_erased(
+    value: &dyn erased_serde::Serialize,
+    out: &mut Vec<u8>,
+    opts: &Options,
+) -> Result<(), EncodeError> {
+    append(value, out, opts)
+}

@@ -91,6 +91,25 @@ impl<'o> Serializer<'o> {
     }
 }
 
+/// The four numbers of a tuple `{Node, Number, Serial, Creation}`.
+fn pid_parts(t: &crate::etf::WireTerm) -> Option<[u32; 4]> {
+    let crate::etf::WireTerm::Tuple(e) = t else {
+        return None;
+    };
+    let mut parts = [0; 4];
+    if e.len() != 4 {
+        return None;
+    }
+    for (p, e) in parts.iter_mut().zip(e) {
+        *p = match e {
+            crate::etf::WireTerm::Int(i) => u32::try_from(*i).ok()?,
+            crate::etf::WireTerm::BigInt(b) => u32::try_from(b).ok()?,
+            _ => return None,
+        };
+    }
+    Some(parts)
+}
+
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum Kind {
     /// A list: header patched with the count at the end, then `[]`.
@@ -99,6 +118,8 @@ enum Kind {
     Map,
     /// A tuple (or record) whose header is already written.
     Fixed,
+    /// A mote `ProcessId`'s four numbers, as a tuple starting at `start`, to become a pid.
+    Pid,
 }
 
 pub(crate) struct Compound<'a, 'o> {
@@ -117,6 +138,22 @@ impl Compound<'_, '_> {
     fn end(self) -> Result<(), EncodeError> {
         match self.kind {
             Kind::Fixed => {}
+            Kind::Pid => {
+                let mut d = crate::etf::Decoder::at(
+                    &self.ser.out[self.start..],
+                    0,
+                    crate::etf::DecodeLimits::default(),
+                );
+                let parts = crate::etf::WireTerm::read(&mut d, None)
+                    .ok()
+                    .and_then(|t| pid_parts(&t))
+                    .ok_or_else(|| {
+                        EncodeError::Unsupported("a mote::ProcessId with other fields".into())
+                    })?;
+                self.ser.out.truncate(self.start);
+                let id = mote::ProcessId::from_parts(parts[0], parts[1], parts[2], parts[3]);
+                Encoder::new(self.ser.out).pid(&crate::node_table::to_wire(id));
+            }
             Kind::List if self.count == 0 => {
                 self.ser.out.truncate(self.start);
                 self.ser.out.push(tag::NIL_EXT);
@@ -357,6 +394,15 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
         name: &'static str,
         len: usize,
     ) -> Result<Compound<'a, 'o>, EncodeError> {
+        if name == mote::dist::PROCESS_ID_STRUCT && len == 4 {
+            // A mote pid: its four numbers are written as a tuple, read back and replaced
+            // by a NEW_PID_EXT at the end (see `Compound::end`).
+            self.enc().tuple_header(4)?;
+            let mut c = self.fixed();
+            c.kind = Kind::Pid;
+            c.start -= 2;
+            return Ok(c);
+        }
         if self.take_record() {
             self.enc().tuple_header(len + 1)?;
             self.name_atom(name)?;

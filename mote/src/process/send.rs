@@ -49,6 +49,11 @@ impl<M: Send + 'static> Pid<M> {
             // `pinned()`: see `Slot::send`.
             Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) }
                 .inspect(|()| metrics::count_send()),
+            #[cfg(feature = "dist")]
+            None if !id.is_local() => {
+                crate::process::dist::send(id, message);
+                Ok(())
+            }
             None => Err(message),
         }
     }

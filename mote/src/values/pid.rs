@@ -65,9 +65,11 @@ impl ProcessId {
         self.creation
     }
 
-    /// Whether this process lives on the local node.
+    /// Whether this process lives on the local node (of this incarnation: an id of node `0`
+    /// with another creation names a process of an earlier run of this node, never a live
+    /// one).
     pub fn is_local(&self) -> bool {
-        self.node == 0 && self.creation != u32::MAX
+        self.node == 0 && self.creation == 0
     }
 
     pub(crate) fn index(&self) -> u32 {
@@ -75,9 +77,15 @@ impl ProcessId {
     }
 
     /// An id from its four parts (as [`node`](Self::node), [`number`](Self::number),
-    /// [`serial`](Self::serial) and [`creation`](Self::creation) give them).
-    #[cfg(feature = "serde")]
-    pub(crate) const fn from_parts(node: u32, index: u32, serial: u32, creation: u32) -> Self {
+    /// [`serial`](Self::serial) and [`creation`](Self::creation) give them). An id is a plain
+    /// value: making one reaches no process (a typed [`Pid`] is what sends).
+    ///
+    /// ```
+    /// let id = mote::ProcessId::from_parts(3, 42, 1, 7);
+    /// assert_eq!((id.node(), id.number(), id.serial(), id.creation()), (3, 42, 1, 7));
+    /// assert!(!id.is_local());
+    /// ```
+    pub const fn from_parts(node: u32, index: u32, serial: u32, creation: u32) -> Self {
         ProcessId {
             node,
             index,

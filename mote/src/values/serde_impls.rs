@@ -32,9 +32,13 @@ use crate::values::term::Atom;
 
 const FIELDS: &[&str] = &["node", "number", "serial", "creation"];
 
+/// The struct name a [`ProcessId`] is serialized under: a format that has a word of its own
+/// for process ids (Erlang's term format) recognizes it by this name; others ignore it.
+pub(crate) const PROCESS_ID_STRUCT: &str = "mote::ProcessId";
+
 impl Serialize for ProcessId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("ProcessId", 4)?;
+        let mut s = serializer.serialize_struct(PROCESS_ID_STRUCT, 4)?;
         s.serialize_field("node", &self.node())?;
         s.serialize_field("number", &self.number())?;
         s.serialize_field("serial", &self.serial())?;
@@ -76,7 +80,7 @@ impl<'de> Deserialize<'de> for ProcessId {
                 Ok(ProcessId::from_parts(get(0)?, get(1)?, get(2)?, get(3)?))
             }
         }
-        deserializer.deserialize_struct("ProcessId", FIELDS, Fields)
+        deserializer.deserialize_struct(PROCESS_ID_STRUCT, FIELDS, Fields)
     }
 }
 

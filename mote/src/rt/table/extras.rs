@@ -80,4 +80,24 @@ pub(crate) struct Extras {
     /// What a behaviour (a server, a supervisor) says its process is, so that a typed
     /// reference can be made from the bare id with a check (`ServerRef::from_id`).
     pub(crate) behaviour: Option<std::any::TypeId>,
+    /// How a message from another node becomes this process's message type, once the
+    /// process is exposed to other nodes (`mote::dist::expose`).
+    #[cfg(feature = "dist")]
+    pub(crate) inbox: Option<Inbox>,
 }
+
+/// A process's message type, and the function that decodes a message from another node
+/// into it and queues it (monomorphized for that type when the process was exposed).
+#[cfg(feature = "dist")]
+#[derive(Clone, Copy)]
+pub(crate) struct Inbox {
+    pub(crate) message_type: std::any::TypeId,
+    pub(crate) decode: DecodeInto,
+}
+
+/// See [`Inbox`].
+#[cfg(feature = "dist")]
+pub(crate) type DecodeInto = for<'de> fn(
+    ProcessId,
+    &mut dyn erased_serde::Deserializer<'de>,
+) -> Result<(), erased_serde::Error>;

@@ -1,0 +1,280 @@
+//! The node's connections: one per peer node, made on first send (or by an incoming
+//! handshake), with the frames queued while it is being made.
+//!
+//! The table maps a peer's name to its state: `Connecting` (a dial is under way; frames
+//! and pings wait in order) or `Up` (frames go straight to the connection's writer).
+//! Taking the table's lock around "queue or send" is what keeps one sender's messages in
+//! order while a connection comes up: the dialler flushes the queue and switches the entry
+//! to `Up` under the same lock.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+use crate::connection::{self, ConnectionOptions, DistReceiver, DistSender};
+use crate::epmd::{EpmdClient, EpmdServer, Registration};
+use crate::etf::Atom;
+use crate::handshake::{
+    self, resolve_simultaneous, Admission, DistFlags, HandshakeHooks, HandshakeOptions, LocalNode,
+    NodeName, PeerNode,
+};
+use crate::serde::Options;
+
+/// One peer's connection state.
+enum Conn {
+    /// A dial is under way: what to send once it is up, and who waits for the outcome.
+    Connecting {
+        queued: Vec<Bytes>,
+        waiters: Vec<oneshot::Sender<bool>>,
+    },
+    /// Connected; `id` tells this connection from a later one to the same peer.
+    Up { sender: DistSender, id: u64 },
+}
+
+/// What the node's tasks share.
+pub(crate) struct Shared {
+    pub(crate) local: LocalNode,
+    pub(crate) port: u16,
+    pub(crate) serde: Options,
+    epmd_port: u16,
+    handshake: HandshakeOptions,
+    conn_options: ConnectionOptions,
+    conns: Mutex<HashMap<Atom, Conn>>,
+    next_id: AtomicU64,
+    /// The runtime the node was started in: dials start there, whatever thread sends.
+    runtime: tokio::runtime::Handle,
+    /// Held for the node's life: dropping it would unregister the node from EPMD.
+    _registration: Mutex<Registration>,
+    _epmd_server: Option<EpmdServer>,
+}
+
+/// The handshake decisions, made from the connection table.
+struct Hooks(Weak<Shared>);
+
+impl HandshakeHooks for Hooks {
+    fn admit(&self, peer: &NodeName, _flags: DistFlags) -> Admission {
+        let Some(shared) = self.0.upgrade() else {
+            return Admission::NotAllowed;
+        };
+        let conns = shared.conns.lock();
+        let admission = match conns.get(peer.atom()) {
+            None => Admission::Ok,
+            // Both nodes dial each other: Erlang's rule picks one attempt.
+            Some(Conn::Connecting { .. }) => resolve_simultaneous(&shared.local.name, peer),
+            // The peer dials while we believe a connection is up (it restarted, or the
+            // connection died silently): it decides whether to replace ours.
+            Some(Conn::Up { sender, .. }) if !sender.is_closed() => Admission::Alive,
+            Some(Conn::Up { .. }) => Admission::Ok,
+        };
+        admission
+    }
+}
+
+impl Shared {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        local: LocalNode,
+        epmd_port: u16,
+        port: u16,
+        handshake: HandshakeOptions,
+        conn_options: ConnectionOptions,
+        registration: Registration,
+        epmd_server: Option<EpmdServer>,
+    ) -> Arc<Shared> {
+        Arc::new_cyclic(|weak| Shared {
+            local,
+            port,
+            serde: Options::default(),
+            epmd_port,
+            handshake: HandshakeOptions {
+                hooks: Arc::new(Hooks(weak.clone())),
+                ..handshake
+            },
+            conn_options,
+            conns: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            runtime: tokio::runtime::Handle::current(),
+            _registration: Mutex::new(registration),
+            _epmd_server: epmd_server,
+        })
+    }
+
+    /// Queues `frame` for `peer`, connecting first if there is no connection.
+    pub(crate) fn route(self: Arc<Self>, peer: Atom, frame: Bytes) {
+        let mut conns = self.conns.lock();
+        match conns.get_mut(&peer) {
+            Some(Conn::Up { sender, .. }) => match sender.send_now(frame) {
+                Ok(()) => return,
+                // The connection just died; its receiver cleans up. Dial a new one.
+                Err(_) => {
+                    conns.insert(
+                        peer.clone(),
+                        Conn::Connecting {
+                            queued: Vec::new(),
+                            waiters: Vec::new(),
+                        },
+                    );
+                }
+            },
+            Some(Conn::Connecting { queued, .. }) => {
+                queued.push(frame);
+                return;
+            }
+            None => {
+                conns.insert(
+                    peer.clone(),
+                    Conn::Connecting {
+                        queued: vec![frame],
+                        waiters: Vec::new(),
+                    },
+                );
+            }
+        }
+        drop(conns);
+        self.runtime.clone().spawn(self.dial(peer));
+    }
+
+    /// Connects to `peer` if needed; `true` once connected.
+    pub(crate) async fn connected(self: Arc<Self>, peer: Atom) -> bool {
+        let (tx, rx) = oneshot::channel();
+        let dial = {
+            let mut conns = self.conns.lock();
+            match conns.get_mut(&peer) {
+                Some(Conn::Up { sender, .. }) if !sender.is_closed() => return true,
+                Some(Conn::Connecting { waiters, .. }) => {
+                    waiters.push(tx);
+                    false
+                }
+                _ => {
+                    conns.insert(
+                        peer.clone(),
+                        Conn::Connecting {
+                            queued: Vec::new(),
+                            waiters: vec![tx],
+                        },
+                    );
+                    true
+                }
+            }
+        };
+        if dial {
+            self.runtime.clone().spawn(self.dial(peer));
+        }
+        rx.await.unwrap_or(false)
+    }
+
+    /// The peers with a live connection.
+    pub(crate) fn connected_nodes(&self) -> Vec<String> {
+        self.conns
+            .lock()
+            .iter()
+            .filter_map(|(name, c)| match c {
+                Conn::Up { sender, .. } if !sender.is_closed() => Some(name.as_str().to_owned()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Dials `peer` (EPMD lookup on its host, TCP, handshake as the initiator).
+    async fn dial(self: Arc<Self>, peer: Atom) {
+        let result = match peer.as_str().parse::<NodeName>() {
+            Ok(name) => {
+                let epmd = EpmdClient::for_host(name.host()).with_port(self.epmd_port);
+                handshake::dial(&self.local, &name, &epmd, &self.handshake)
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        match result {
+            Ok((stream, info)) => self.serve(stream, info),
+            Err(e) => {
+                // Erlang drops what was queued for a node it cannot reach. An incoming
+                // connection that won a simultaneous attempt has already replaced the
+                // entry with `Up`; then nothing is lost.
+                let mut conns = self.conns.lock();
+                if let Some(Conn::Connecting { .. }) = conns.get(&peer) {
+                    if let Some(Conn::Connecting { queued, waiters }) = conns.remove(&peer) {
+                        drop(conns);
+                        tracing::info!(peer = %peer, dropped = queued.len(), "connection failed: {e}");
+                        for w in waiters {
+                            let _ = w.send(false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Accepts connections for the node's life.
+    pub(crate) async fn accept_loop(self: Arc<Self>, listener: TcpListener) {
+        loop {
+            let (stream, addr) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let shared = self.clone();
+            tokio::spawn(async move {
+                match handshake::accept(stream, &shared.local, &shared.handshake).await {
+                    Ok((stream, peer)) => shared.serve(stream, peer),
+                    Err(e) => tracing::info!(%addr, "incoming handshake failed: {e}"),
+                }
+            });
+        }
+    }
+
+    /// Starts the connected phase with `peer`: flushes what was queued, marks it `Up`,
+    /// and receives from it until it closes.
+    fn serve(self: Arc<Self>, stream: TcpStream, peer: PeerNode) {
+        let _ = stream.set_nodelay(true);
+        let (sender, receiver) = connection::start(stream, peer.clone(), self.conn_options.clone());
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let name = peer.name.atom().clone();
+        let old = self.conns.lock().insert(
+            name.clone(),
+            Conn::Up {
+                sender: sender.clone(),
+                id,
+            },
+        );
+        if let Some(Conn::Connecting { queued, waiters }) = old {
+            for frame in queued {
+                let _ = sender.send_now(frame);
+            }
+            for w in waiters {
+                let _ = w.send(true);
+            }
+        }
+        tracing::info!(peer = %name, hidden = peer.is_hidden(), "node connected");
+        tokio::spawn(self.receive_loop(receiver, name, sender, id));
+    }
+
+    async fn receive_loop(
+        self: Arc<Self>,
+        mut receiver: DistReceiver<TcpStream>,
+        peer: Atom,
+        sender: DistSender,
+        id: u64,
+    ) {
+        let error = loop {
+            match receiver.recv().await {
+                Ok(msg) => self.handle(&peer, &sender, msg),
+                Err(e) => break e,
+            }
+        };
+        tracing::info!(peer = %peer, "node disconnected: {error}");
+        let mut conns = self.conns.lock();
+        if matches!(conns.get(&peer), Some(Conn::Up { id: up, .. }) if *up == id) {
+            conns.remove(&peer);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! The node as mote's distribution transport: `Pid::send` to a pid of another node
+//! arrives here, is encoded into a frame on the sender's thread and queued on the
+//! connection to that node.
+
+use std::sync::Arc;
+
+use mote::dist::{RemoteMessage, Transport};
+use mote::ProcessId;
+
+use super::connections::Shared;
+use crate::connection::{ControlMessage, FrameBuilder};
+use crate::node_table;
+
+pub(crate) struct NodeTransport {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Transport for NodeTransport {
+    fn send(&self, to: ProcessId, message: RemoteMessage) {
+        let Some(node) = node_table::node_name(to.node()) else {
+            return;
+        };
+        let to_wire = node_table::to_wire(to);
+        // SEND_SENDER names the sending process (OTP 26 requires the flag): Erlang's
+        // `seq_trace` and error reports use it.
+        let control = match mote::self_id() {
+            Some(me) => ControlMessage::SendSender {
+                from: node_table::to_wire(me),
+                to: to_wire,
+            },
+            None => ControlMessage::Send { to: to_wire },
+        };
+        let frame = FrameBuilder::new(&control)
+            .and_then(|f| f.payload(message.serialize(), &self.shared.serde))
+            .and_then(FrameBuilder::finish);
+        match frame {
+            Ok(frame) => self.shared.clone().route(node, frame),
+            Err(e) => tracing::warn!(
+                %to,
+                message_type = message.type_name(),
+                "message to another node not encodable, dropped: {e}"
+            ),
+        }
+    }
+}

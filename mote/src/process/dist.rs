@@ -1,0 +1,392 @@
+//! The hook a distribution layer plugs into (the `dist` feature), so that a [`Pid`] may name
+//! a process of another node and user code does not change.
+//!
+//! The runtime knows nothing of sockets or wire formats. A distribution layer (the
+//! `mote-dist` crate) [`install`]s a [`Transport`]; from then on:
+//!
+//! * **Sending to a remote pid.** [`Pid::send`] on a pid of another node (its
+//!   [`ProcessId::node`] is not `0`) hands the message to the transport as a
+//!   [`RemoteMessage`], which the transport encodes through serde. A `Pid<M>` of another
+//!   node can only be made by deserializing it, which needs `M: Serialize`, so every message
+//!   that reaches the transport can be encoded.
+//! * **Receiving from other nodes.** A local process is reachable from other nodes once it
+//!   is [`expose`]d with its message type (which must be `DeserializeOwned`); the transport
+//!   then [`deliver`]s each message for it, decoded straight into that type. A message for
+//!   a process that is not exposed cannot be decoded and is refused with an error the
+//!   transport logs.
+//! * **Pids in messages.** A [`Pid<M>`] deserializes: a remote one for any `M: Serialize`,
+//!   a local one only if its process is exposed with message type `M` (a typed pid made
+//!   from data is checked, never trusted).
+//!
+//! **Deviation from Erlang:** a BEAM process receives any term from anywhere. A mote
+//! process's mailbox is typed, so it declares the type it accepts from other nodes
+//! (`expose`), and a message that does not decode as that type is refused (and logged by
+//! the transport), not queued.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mote::dist::{self, RemoteMessage, Transport};
+//! use mote::{Pid, Process};
+//!
+//! /// A transport that prints what it would put on the wire.
+//! struct Print;
+//! impl Transport for Print {
+//!     fn send(&self, to: mote::ProcessId, message: RemoteMessage) {
+//!         println!("to {to}: {}", serde_json::to_string(message.serialize()).unwrap());
+//!     }
+//! }
+//! let _ = dist::install(Arc::new(Print)); // once per OS process
+//!
+//! mote::run(|mut p: Process<String>| async move {
+//!     // A pid of node 3, as a message from that node would carry it.
+//!     let remote: Pid<String> =
+//!         serde_json::from_str(r#"{"node":3,"number":42,"serial":0,"creation":1}"#).unwrap();
+//!     remote.send("hello".to_string()); // goes to the transport
+//!
+//!     // A message from another node, for this process once it is exposed.
+//!     assert!(dist::expose(p.pid()));
+//!     let mut json = serde_json::Deserializer::from_str(r#""hi there""#);
+//!     dist::deliver(p.id(), &mut <dyn erased_serde::Deserializer>::erase(&mut json)).unwrap();
+//!     assert_eq!(p.recv().await, "hi there");
+//! })
+//! .unwrap();
+//! ```
+
+/// The crate whose object-safe `Serialize` and `Deserializer` traits carry messages
+/// between the runtime and the transport.
+pub use erased_serde;
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::RwLock;
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize};
+
+use crate::rt::signals;
+use crate::rt::table::extras::Inbox;
+use crate::values::pid::{Pid, ProcessId};
+
+/// The struct name a [`ProcessId`] (and so a [`Pid`]) is serialized under, for a
+/// serializer that has a word of its own for pids (Erlang's term format writes a pid
+/// there, not a struct).
+///
+/// ```
+/// assert_eq!(mote::dist::PROCESS_ID_STRUCT, "mote::ProcessId");
+/// ```
+pub const PROCESS_ID_STRUCT: &str = crate::values::serde_impls::PROCESS_ID_STRUCT;
+
+/// What a distribution layer does with messages for processes of other nodes.
+///
+/// Installed once per OS process with [`install`]. `send` is called on the sender's thread,
+/// inside the sender's `Pid::send`: it must not block (queue the message and return), and
+/// it must keep the order of the messages one sender sends to one receiver.
+///
+/// ```
+/// use mote::dist::{RemoteMessage, Transport};
+///
+/// struct Drop;
+/// impl Transport for Drop {
+///     fn send(&self, _to: mote::ProcessId, _message: RemoteMessage) {}
+/// }
+/// ```
+pub trait Transport: Send + Sync + 'static {
+    /// A message for `to`, a process of another node. Never fails: a message that cannot
+    /// be delivered is dropped, as Erlang drops a message to a dead process.
+    fn send(&self, to: ProcessId, message: RemoteMessage);
+}
+
+/// A [`Transport`] was already installed in this OS process.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # struct T;
+/// # impl mote::dist::Transport for T { fn send(&self, _: mote::ProcessId, _: mote::dist::RemoteMessage) {} }
+/// let first = mote::dist::install(Arc::new(T));
+/// assert!(mote::dist::install(Arc::new(T)).is_err() || first.is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a distribution transport is already installed in this OS process")]
+pub struct AlreadyInstalled;
+
+static TRANSPORT: OnceLock<Arc<dyn Transport>> = OnceLock::new();
+
+/// Installs the transport that carries messages to other nodes. One per OS process (one
+/// node, as one BEAM VM is one node).
+///
+/// ```
+/// # use std::sync::Arc;
+/// # struct T;
+/// # impl mote::dist::Transport for T { fn send(&self, _: mote::ProcessId, _: mote::dist::RemoteMessage) {} }
+/// let _ = mote::dist::install(Arc::new(T));
+/// assert!(mote::dist::is_installed());
+/// ```
+pub fn install(transport: Arc<dyn Transport>) -> Result<(), AlreadyInstalled> {
+    TRANSPORT.set(transport).map_err(|_| AlreadyInstalled)
+}
+
+/// Whether a transport is installed.
+///
+/// ```
+/// // Without a distribution layer a remote pid's messages are dropped.
+/// let _ = mote::dist::is_installed();
+/// ```
+pub fn is_installed() -> bool {
+    TRANSPORT.get().is_some()
+}
+
+/// A message on its way to another node: the value and how to serialize it.
+///
+/// ```
+/// # use std::sync::Arc;
+/// use mote::dist::{RemoteMessage, Transport};
+///
+/// struct Json;
+/// impl Transport for Json {
+///     fn send(&self, to: mote::ProcessId, message: RemoteMessage) {
+///         let text = serde_json::to_string(message.serialize()).unwrap();
+///         println!("{to} <- {text} ({})", message.type_name());
+///     }
+/// }
+/// ```
+pub struct RemoteMessage {
+    value: Box<dyn Any + Send>,
+    encoding: &'static Encoding,
+}
+
+impl RemoteMessage {
+    /// The message, to serialize with any serde serializer (`erased_serde::Serialize`
+    /// implements `serde::Serialize`).
+    ///
+    /// ```
+    /// # use mote::dist::RemoteMessage;
+    /// fn to_json(m: &RemoteMessage) -> String {
+    ///     serde_json::to_string(m.serialize()).unwrap()
+    /// }
+    /// ```
+    pub fn serialize(&self) -> &dyn erased_serde::Serialize {
+        (self.encoding.view)(&*self.value)
+    }
+
+    /// The Rust type of the message, for error messages.
+    ///
+    /// ```
+    /// # use mote::dist::RemoteMessage;
+    /// fn describe(m: &RemoteMessage) -> &'static str {
+    ///     m.type_name()
+    /// }
+    /// ```
+    pub fn type_name(&self) -> &'static str {
+        self.encoding.type_name
+    }
+}
+
+impl std::fmt::Debug for RemoteMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteMessage")
+            .field("type", &self.type_name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the values of one message type are serialized, made where the type is known to be
+/// `Serialize` (when a `Pid` of that type is deserialized).
+struct Encoding {
+    type_name: &'static str,
+    view: fn(&(dyn Any + Send)) -> &dyn erased_serde::Serialize,
+}
+
+/// The encodings of the message types remote pids were made for. Leaked once per type:
+/// a program has finitely many types.
+static ENCODINGS: OnceLock<RwLock<HashMap<TypeId, &'static Encoding>>> = OnceLock::new();
+
+fn encodings() -> &'static RwLock<HashMap<TypeId, &'static Encoding>> {
+    ENCODINGS.get_or_init(Default::default)
+}
+
+fn view<M: Serialize + Send + 'static>(value: &(dyn Any + Send)) -> &dyn erased_serde::Serialize {
+    value
+        .downcast_ref::<M>()
+        .expect("a RemoteMessage holds the type its encoding was made for")
+}
+
+/// Makes `M` sendable to processes of other nodes. Called by `Pid<M>`'s `Deserialize`;
+/// a distribution layer that makes remote pids another way calls it too.
+///
+/// ```
+/// mote::dist::register_message_type::<String>();
+/// ```
+pub fn register_message_type<M: Serialize + Send + 'static>() {
+    let id = TypeId::of::<M>();
+    if encodings().read().contains_key(&id) {
+        return;
+    }
+    encodings().write().entry(id).or_insert_with(|| {
+        Box::leak(Box::new(Encoding {
+            type_name: std::any::type_name::<M>(),
+            view: view::<M>,
+        }))
+    });
+}
+
+/// `Pid::send` to a process of another node.
+pub(crate) fn send<M: Send + 'static>(to: ProcessId, message: M) {
+    let Some(transport) = TRANSPORT.get() else {
+        return; // no distribution: nothing can be reached
+    };
+    if to.node() == 0 {
+        return; // an earlier incarnation of this node, or the id of no process
+    }
+    let encoding = encodings().read().get(&TypeId::of::<M>()).copied();
+    match encoding {
+        Some(encoding) => transport.send(
+            to,
+            RemoteMessage {
+                value: Box::new(message),
+                encoding,
+            },
+        ),
+        // Unreachable through safe code: a remote `Pid<M>` is only made by `Deserialize`,
+        // which registers `M`.
+        None => tracing::error!(
+            %to,
+            message_type = std::any::type_name::<M>(),
+            "message to another node dropped: its type was never registered for distribution"
+        ),
+    }
+}
+
+/// Makes a local process reachable from other nodes: messages for it are decoded as `M`.
+/// Returns `false` if the process is not alive. Exposing again (with the same type, the
+/// only one its `Pid<M>` allows) changes nothing.
+///
+/// ```
+/// mote::run(|p: mote::Process<(u32, String)>| async move {
+///     assert!(mote::dist::expose(p.pid()));
+///     assert_eq!(
+///         mote::dist::exposed_type(p.id()),
+///         Some(std::any::TypeId::of::<(u32, String)>())
+///     );
+/// })
+/// .unwrap();
+/// ```
+pub fn expose<M: DeserializeOwned + Send + 'static>(pid: Pid<M>) -> bool {
+    signals::with_live(pid.id(), |_, extras| {
+        extras.inbox = Some(Inbox {
+            message_type: TypeId::of::<M>(),
+            decode: decode_into::<M>,
+        });
+    })
+    .is_some()
+}
+
+/// The message type a local process was [`expose`]d with, if it is alive and exposed.
+///
+/// ```
+/// mote::run(|p: mote::Process<u8>| async move {
+///     assert_eq!(mote::dist::exposed_type(p.id()), None);
+/// })
+/// .unwrap();
+/// ```
+pub fn exposed_type(id: ProcessId) -> Option<TypeId> {
+    inbox(id).map(|inbox| inbox.message_type)
+}
+
+fn inbox(id: ProcessId) -> Option<Inbox> {
+    signals::peek_live(id, |_, extras| extras.as_ref()?.inbox).flatten()
+}
+
+fn decode_into<M: DeserializeOwned + Send + 'static>(
+    to: ProcessId,
+    d: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<(), erased_serde::Error> {
+    let message: M = erased_serde::deserialize(d)?;
+    // SAFETY: this function is the inbox `expose::<M>` recorded for the incarnation `to`,
+    // which its `Pid<M>` names, so that process's mailbox takes `M`.
+    unsafe { Pid::<M>::from_id(to) }.send(message);
+    Ok(())
+}
+
+/// Why a message from another node was not delivered.
+///
+/// ```
+/// use mote::dist::{deliver, DeliverError};
+/// let mut json = serde_json::Deserializer::from_str("1");
+/// let gone = mote::ProcessId::from_parts(0, 123_456, 9, 0);
+/// let r = deliver(gone, &mut <dyn erased_serde::Deserializer>::erase(&mut json));
+/// assert!(matches!(r, Err(DeliverError::NoProcess)));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeliverError {
+    /// No local process has that id (it ended, or never lived): dropped, as Erlang drops it.
+    #[error("no such process")]
+    NoProcess,
+    /// The process is alive but was never exposed to other nodes, so its message type is
+    /// unknown here.
+    #[error("the process is not exposed to other nodes (see mote::dist::expose)")]
+    NotExposed,
+    /// The message does not decode as the process's message type.
+    #[error("the message does not decode as the process's message type: {0}")]
+    Decode(#[from] erased_serde::Error),
+}
+
+/// Delivers a message from another node to local process `to`, decoding it as the type the
+/// process was [`expose`]d with.
+///
+/// ```
+/// mote::run(|mut p: mote::Process<Vec<u8>>| async move {
+///     mote::dist::expose(p.pid());
+///     let mut json = serde_json::Deserializer::from_str("[1,2,3]");
+///     let mut d = <dyn erased_serde::Deserializer>::erase(&mut json);
+///     mote::dist::deliver(p.id(), &mut d).unwrap();
+///     assert_eq!(p.recv().await, vec![1, 2, 3]);
+/// })
+/// .unwrap();
+/// ```
+pub fn deliver(
+    to: ProcessId,
+    message: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<(), DeliverError> {
+    let inbox = signals::peek_live(to, |_, extras| extras.as_ref()?.inbox)
+        .ok_or(DeliverError::NoProcess)?
+        .ok_or(DeliverError::NotExposed)?;
+    (inbox.decode)(to, message)?;
+    Ok(())
+}
+
+/// A `Pid<M>` deserializes from its [`ProcessId`]: one of another node for any
+/// `M: Serialize` (which makes `M` sendable there), a local one only if its process is
+/// alive and [`expose`]d with message type `M`.
+///
+/// ```
+/// mote::run(|p: mote::Process<u64>| async move {
+///     let json = serde_json::to_string(&p.pid()).unwrap();
+///     assert!(serde_json::from_str::<mote::Pid<u64>>(&json).is_err()); // not exposed
+///     mote::dist::expose(p.pid());
+///     assert_eq!(serde_json::from_str::<mote::Pid<u64>>(&json).unwrap(), p.pid());
+///     assert!(serde_json::from_str::<mote::Pid<u8>>(&json).is_err()); // another type
+/// })
+/// .unwrap();
+/// ```
+impl<'de, M: Serialize + Send + 'static> Deserialize<'de> for Pid<M> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let id = ProcessId::deserialize(deserializer)?;
+        if id.is_local() {
+            if exposed_type(id) != Some(TypeId::of::<M>()) {
+                return Err(D::Error::custom(format_args!(
+                    "process {id} is not a live process exposed with message type {}",
+                    std::any::type_name::<M>()
+                )));
+            }
+        } else {
+            register_message_type::<M>();
+        }
+        // SAFETY: a local id was checked just above: its process is exposed with message
+        // type `M`, which `expose` only records from a `Pid<M>`. A remote id names no local
+        // slot: sends through it go to the transport, never into a mailbox here.
+        Ok(unsafe { Pid::from_id(id) })
+    }
+}
