@@ -97,9 +97,12 @@ impl Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
             sleepers: Sleepers::new(workers),
-            lifo: (0..workers)
-                .map(|_| CachePadded::new(LifoSlot::new()))
-                .collect(),
+            lifo: {
+                let biased = lifo::barrier::register();
+                (0..workers)
+                    .map(|_| CachePadded::new(LifoSlot::new(biased)))
+                    .collect()
+            },
             stats: (0..workers).map(|_| CachePadded::default()).collect(),
             started: Instant::now(),
         });
@@ -159,16 +162,15 @@ impl Scheduler {
         )
     }
 
-    /// Each worker's count of finished polls, into `seen` (the watcher's look before it
-    /// waits).
+    /// Each worker's count of finished polls, into `seen` (a look at the LIFO slots).
     fn polls(&self, seen: &mut [u64]) {
         for (seen, stats) in seen.iter_mut().zip(self.stats.iter()) {
             *seen = stats.tasks.load(Ordering::Relaxed);
         }
     }
 
-    /// The watcher's look after its wait: the LIFO task of a worker other than `me` that
-    /// has finished no poll since `seen` was taken, a period ago. It has been polling one
+    /// The LIFO task of a worker other than `me` that has finished no poll since `seen` was
+    /// taken, at least a watch period ago. It has been polling one
     /// process all that time (or its thread was descheduled); either way the task would
     /// wait on. A stale count only makes us take a task its owner was about to run.
     fn steal_stuck(&self, me: usize, seen: &[u64]) -> Option<Runnable> {

@@ -229,7 +229,7 @@ mod loom_tests {
         loom::model(|| {
             let sleepers = Arc::new(Sleepers::new(2));
             let injected = Arc::new(AtomicBool::new(false));
-            let slots = Arc::new([LifoSlot::<Task>::new(), LifoSlot::new()]);
+            let slots = Arc::new([LifoSlot::<Task>::new(true), LifoSlot::new(true)]);
             let ran = Arc::new(AtomicBool::new(false));
             let workers: Vec<_> = (0..2)
                 .map(|me| {

@@ -2,13 +2,14 @@
 
 use std::cell::Cell;
 use std::ptr;
+use std::time::Instant;
 
 use async_task::Runnable;
 use crossbeam_deque::Worker;
 
 use super::lifo::LifoSlot;
 use super::sleepers::Duty;
-use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK};
+use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK, WATCH_PERIOD};
 
 /// The queues of the worker running on this thread.
 struct Local {
@@ -70,18 +71,25 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
     let mut lifo_streak = 0;
     // Owes a watcher before the next task it runs ([`Duty::BeforeRun`]).
     let mut watcher_before_run = false;
-    // Each worker's finished polls when this one last went to sleep (the watcher's look).
-    let mut seen = vec![0; scheduler.lifo.len()];
-    // A task the watcher took from a stuck LIFO slot, to run next.
+    let mut watch = Watch {
+        seen: vec![0; scheduler.lifo.len()],
+        at: Instant::now(),
+    };
+    // A task taken from a stuck LIFO slot, to run next.
     let mut rescued = None;
     loop {
         tick = tick.wrapping_add(1);
-        let next = if tick % INJECTOR_INTERVAL == 0 {
-            scheduler.injector.steal().success()
-        } else {
-            None
-        };
-        let next = rescued.take().or(next).or_else(|| {
+        let next = rescued.take().or_else(|| {
+            if tick % INJECTOR_INTERVAL != 0 {
+                return None;
+            }
+            // A busy worker looks too: the watcher only wakes when there is nothing to do,
+            // and a worker woken often never waits out its timeout.
+            watch
+                .look(scheduler, index)
+                .or_else(|| scheduler.injector.steal().success())
+        });
+        let next = next.or_else(|| {
             if lifo_streak < MAX_LIFO_STREAK {
                 if let Some(task) = lifo.take() {
                     lifo_streak += 1;
@@ -103,14 +111,41 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
                 scheduler.count_task(index);
             }
             None => {
-                scheduler.polls(&mut seen);
+                rescued = watch.look(scheduler, index);
+                if rescued.is_some() {
+                    continue;
+                }
                 let woke = scheduler.sleep(index);
                 local.watcher_before_lifo.set(woke.duty == Duty::BeforeLifo);
                 watcher_before_run = woke.duty == Duty::BeforeRun;
                 if woke.watched {
-                    rescued = scheduler.steal_stuck(index, &seen);
+                    rescued = watch.look(scheduler, index);
                 }
             }
         }
+    }
+}
+
+/// A worker's looks at the other workers' LIFO slots.
+struct Watch {
+    /// Each worker's finished polls at the last look.
+    seen: Vec<u64>,
+    /// When that was.
+    at: Instant,
+}
+
+impl Watch {
+    /// If the last look was at least a watch period ago: a task from the LIFO slot of a
+    /// worker that has finished no poll since, and a new look. Cheap otherwise (a clock
+    /// reading).
+    fn look(&mut self, scheduler: &Scheduler, me: usize) -> Option<Runnable> {
+        let now = Instant::now();
+        if now.duration_since(self.at) < WATCH_PERIOD {
+            return None;
+        }
+        let stuck = scheduler.steal_stuck(me, &self.seen);
+        scheduler.polls(&mut self.seen);
+        self.at = now;
+        stuck
     }
 }
