@@ -15,9 +15,11 @@
 //! global injector and from each other, then sleep on a condition variable.
 //!
 //! A LIFO task is not announced to idle workers, so a waker that computes for long without
-//! yielding would keep it waiting. While some worker is awake, one idle worker (the
-//! watcher, see `sleepers`) wakes every [`WATCH_PERIOD`] and takes the LIFO task of any
-//! worker that has finished no poll since its previous look (`lifo`).
+//! yielding would keep it waiting. So workers look at each other's LIFO slots, at most once
+//! per [`WATCH_PERIOD`] (when they run out of work, and every [`INJECTOR_INTERVAL`] tasks
+//! while busy), and take the task of a worker that has finished no poll since their
+//! previous look (`lifo`). While some worker is awake, one idle worker (the watcher, see
+//! `sleepers`) sleeps with that period as its timeout, so that someone looks.
 
 pub(crate) mod global;
 mod lifo;
@@ -42,8 +44,8 @@ const MAX_LIFO_STREAK: u32 = 3;
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
 const INJECTOR_INTERVAL: u32 = 61;
-/// How often the watcher looks at the LIFO slots, and so how long a worker may poll one
-/// process while the task in its LIFO slot waits (one to two periods) before an idle worker
+/// How often workers look at each other's LIFO slots, and so how long a worker may poll one
+/// process while the task in its LIFO slot waits (one to two periods) before another worker
 /// takes that task. Short enough to be far below a human's notice and a timer's usual
 /// granularity, long enough that the watcher's wake-ups (while some worker is busy and
 /// another idle) cost a negligible share of a core.
@@ -170,9 +172,9 @@ impl Scheduler {
     }
 
     /// The LIFO task of a worker other than `me` that has finished no poll since `seen` was
-    /// taken, at least a watch period ago. It has been polling one
-    /// process all that time (or its thread was descheduled); either way the task would
-    /// wait on. A stale count only makes us take a task its owner was about to run.
+    /// taken, at least a watch period ago. It has been polling one process all that time
+    /// (or its thread was descheduled); either way the task would wait on. A stale count
+    /// only makes us take a task its owner was about to run.
     fn steal_stuck(&self, me: usize, seen: &[u64]) -> Option<Runnable> {
         let n = self.lifo.len();
         (1..n).map(|offset| (me + offset) % n).find_map(|other| {
