@@ -216,3 +216,216 @@ fn pids_in_messages_are_checked() {
         assert_eq!(rx.await.unwrap(), (true, true, true));
     });
 }
+
+/// What an [`agent`] is told, by Erlang code (`{link, Pid}`, `{exit_with, Reason}`, ...).
+#[derive(serde::Deserialize, Debug)]
+#[serde(rename_all = "snake_case")]
+enum Cmd {
+    /// Link to this pid.
+    Link(Pid<WireTerm>),
+    /// Monitor this pid, then answer `monitoring` to the second pid.
+    Monitor(Pid<WireTerm>, Pid<WireTerm>),
+    /// End with this reason.
+    ExitWith(WireTerm),
+    /// Send `{agent_pid, MyPid}` to this pid.
+    SendMe(Pid<WireTerm>),
+    #[serde(skip)]
+    Exit(mote::Exit),
+    #[serde(skip)]
+    Down(mote::Down),
+}
+
+impl From<mote::Exit> for Cmd {
+    fn from(e: mote::Exit) -> Self {
+        Cmd::Exit(e)
+    }
+}
+
+impl From<mote::Down> for Cmd {
+    fn from(d: mote::Down) -> Self {
+        Cmd::Down(d)
+    }
+}
+
+/// What an agent saw: the exit signals it trapped and the `Down`s it got.
+#[derive(Debug)]
+enum Seen {
+    Exit(mote::ProcessId, mote::ExitReason),
+    Down(mote::ProcessId, mote::ExitReason),
+}
+
+/// A mote process registered as `name` that does what Erlang code tells it, trapping
+/// exits, and reports the signals it gets.
+fn agent(name: &str) -> tokio::sync::mpsc::UnboundedReceiver<Seen> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let pid = mote::spawn(move |mut p: Process<Cmd>| async move {
+        p.trap_exit(true);
+        let me = WireTerm::Pid(mote_dist::node_table::to_wire(p.id()));
+        while let Some(cmd) = p.recv_timeout(common::WAIT).await {
+            match cmd {
+                Cmd::Link(pid) => p.link(pid).unwrap(),
+                Cmd::Monitor(pid, tell) => {
+                    p.monitor(pid);
+                    tell.send(WireTerm::atom("monitoring").unwrap());
+                }
+                Cmd::ExitWith(reason) => p.exit(mote::ExitReason::from_term((&reason).into())),
+                Cmd::SendMe(to) => to.send(WireTerm::Tuple(vec![
+                    WireTerm::atom("agent_pid").unwrap(),
+                    me.clone(),
+                ])),
+                Cmd::Exit(e) => {
+                    let _ = tx.send(Seen::Exit(e.from, e.reason));
+                }
+                Cmd::Down(d) => {
+                    let _ = tx.send(Seen::Down(d.pid, d.reason));
+                }
+            }
+        }
+    });
+    mote_dist::node::register(name, pid).unwrap();
+    rx
+}
+
+async fn seen(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Seen>) -> Seen {
+    within("an agent to see a signal", rx.recv()).await.unwrap()
+}
+
+fn term(erl: &str) -> mote::Term {
+    // The few reasons these tests use, built by hand.
+    match erl {
+        "boom" => mote::Term::atom("boom"),
+        "{shutdown,done}" => {
+            mote::Term::tuple([mote::Term::atom("shutdown"), mote::Term::atom("done")])
+        }
+        other => panic!("no term for {other}"),
+    }
+}
+
+/// Links and monitors in both directions between mote processes and Erlang processes,
+/// with Erlang's exit reasons (`{shutdown, T}` included) kept across the wire, and
+/// monitors by pid and by `{Name, Node}`.
+#[test]
+fn links_and_monitors_cross_both_ways() {
+    if !erl_or_skip("links_and_monitors_cross_both_ways") {
+        return;
+    }
+    run(async {
+        let (node, epmd_port) = node().await;
+        let names: Vec<String> = (0..5).map(|_| unique("agent")).collect();
+        let _a1 = agent(&names[0]);
+        let mut a2 = agent(&names[1]);
+        let mut a3 = agent(&names[2]);
+        let _a4 = agent(&names[3]);
+        let _a5 = agent(&names[4]);
+        let erl_name = format!("{}@127.0.0.1", unique("erl"));
+        let eval = format!(
+            "Mote = '{mote}', [A1, A2, A3, A4, A5] = [{{list_to_atom(N), Mote}} || N <- [{names}]], \
+             process_flag(trap_exit, true), \
+             A1 ! {{link, self()}}, A1 ! {{exit_with, {{shutdown, bye}}}}, \
+             receive {{'EXIT', P1, R1}} -> io:format(\"a1 ~p ~p~n\", [node(P1) =:= Mote, R1]) \
+               after 30000 -> exit(a1) end, \
+             A2 ! {{send_me, self()}}, \
+             P2 = receive {{agent_pid, X2}} -> X2 after 30000 -> exit(a2) end, \
+             spawn(fun() -> link(P2), exit(boom) end), \
+             Y = spawn(fun() -> receive go -> exit({{shutdown, done}}) end end), \
+             A3 ! {{monitor, Y, self()}}, \
+             receive monitoring -> Y ! go after 30000 -> exit(a3) end, \
+             A4 ! {{send_me, self()}}, \
+             P4 = receive {{agent_pid, X4}} -> X4 after 30000 -> exit(a4) end, \
+             R4 = monitor(process, P4), A4 ! {{exit_with, {{shutdown, x}}}}, \
+             receive {{'DOWN', R4, process, P4, W4}} -> io:format(\"a4 ~p~n\", [W4]) \
+               after 30000 -> exit(a4down) end, \
+             R5 = monitor(process, A5), A5 ! {{exit_with, killed_by_test}}, \
+             receive {{'DOWN', R5, process, Who5, W5}} -> io:format(\"a5 ~p ~p~n\", [Who5 =:= A5, W5]) \
+               after 30000 -> exit(a5down) end, \
+             R6 = monitor(process, {{no_such_name, Mote}}), \
+             receive {{'DOWN', R6, process, _, W6}} -> io:format(\"a6 ~p~n\", [W6]) \
+               after 30000 -> exit(a6down) end, \
+             halt().",
+            mote = node.name(),
+            names = names
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
+        // mote links to Erlang and ends with {shutdown, bye}: Erlang traps that reason.
+        assert_eq!(erl.expect("a1").await, "true {shutdown,bye}");
+        // Erlang links to a mote process and ends with boom: the trapping agent sees it.
+        match seen(&mut a2).await {
+            Seen::Exit(from, reason) => {
+                assert!(!from.is_local());
+                assert_eq!(reason, mote::ExitReason::from_term(term("boom")));
+            }
+            other => panic!("expected an exit signal, got {other:?}"),
+        }
+        // mote monitors an Erlang process that ends with {shutdown, done}.
+        match seen(&mut a3).await {
+            Seen::Down(pid, reason) => {
+                assert!(!pid.is_local());
+                assert_eq!(reason, mote::ExitReason::from_term(term("{shutdown,done}")));
+                assert!(reason.is_shutdown());
+            }
+            other => panic!("expected a Down, got {other:?}"),
+        }
+        // Erlang monitors mote processes, by pid and by {Name, Node}.
+        assert_eq!(erl.expect("a4").await, "{shutdown,x}");
+        assert_eq!(erl.expect("a5").await, "true killed_by_test");
+        assert_eq!(erl.expect("a6").await, "noproc");
+    });
+}
+
+/// When the connection to a node is lost, every link and monitor across it fires with
+/// `noconnection`; a later send connects again.
+#[test]
+fn connection_loss_is_noconnection_and_a_later_send_reconnects() {
+    if !erl_or_skip("connection_loss_is_noconnection_and_a_later_send_reconnects") {
+        return;
+    }
+    run(async {
+        let (node, epmd_port) = node().await;
+        let name = unique("agent");
+        let mut rx = agent(&name);
+        let erl_name = format!("{}@127.0.0.1", unique("erl"));
+        let eval = format!(
+            "A = {{'{name}', '{mote}'}}, register(target, self()), \
+             A ! {{link, self()}}, A ! {{monitor, self(), self()}}, \
+             receive monitoring -> io:format(\"linked~n\") after 30000 -> exit(t) end, \
+             receive stop -> ok end.",
+            mote = node.name(),
+        );
+        let mut erl1 = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
+        erl1.expect("linked").await;
+        erl1.kill().await;
+        let mut got = vec![];
+        for _ in 0..2 {
+            got.push(match seen(&mut rx).await {
+                Seen::Exit(_, r) => ("exit", r),
+                Seen::Down(_, r) => ("down", r),
+            });
+        }
+        got.sort_by_key(|(k, _)| *k);
+        assert_eq!(
+            got,
+            vec![
+                ("down", mote::ExitReason::NoConnection),
+                ("exit", mote::ExitReason::NoConnection)
+            ]
+        );
+        assert!(!node.nodes().contains(&erl_name));
+        // The node comes back under the same name: the next send connects again.
+        let mut erl2 = erl(
+            "-name",
+            &erl_name,
+            COOKIE,
+            *epmd_port,
+            &[],
+            "register(target, self()), io:format(\"ready~n\"), \
+             receive M -> io:format(\"got ~p~n\", [M]) after 30000 -> exit(t) end.",
+        );
+        erl2.expect("ready").await;
+        node.send_named("target", &erl_name, &WireTerm::atom("again").unwrap());
+        assert_eq!(erl2.expect("got").await, "again");
+    });
+}

@@ -42,12 +42,203 @@ fn child_node() {
             }
         });
         mote_dist::node::register("upper", echo).unwrap();
+        // Spawns a worker per request and answers with its pid.
+        let factory = mote::spawn(|mut p: Process<Pid<ToParent>>| async move {
+            while let Some(reply_to) = p.recv_timeout(WAIT).await {
+                let worker = mote::spawn(|mut w: Process<WorkerCmd>| async move {
+                    match w.recv_timeout(WAIT).await {
+                        Some(WorkerCmd::ExitWith(reason)) => w.exit(reason_named(&reason)),
+                        None => {}
+                    }
+                });
+                mote::dist::expose(worker);
+                reply_to.send(ToParent::Worker(worker));
+            }
+        });
+        mote_dist::node::register("factory", factory).unwrap();
         // The child dials the parent: a send by name to a node not connected yet.
         node.send_named("inbox", &parent, &"hello from the child".to_string());
         println!("child_ready");
         mote::sleep(WAIT).await;
     })
     .unwrap_or_else(|e| panic!("child run failed: {e:?}"));
+}
+
+/// What a worker on the child node is told.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+enum WorkerCmd {
+    ExitWith(String),
+}
+
+/// The exit reasons the semantics cases use, by name.
+fn reason_named(name: &str) -> mote::ExitReason {
+    match name {
+        "normal" => mote::ExitReason::Normal,
+        "boom" => mote::ExitReason::custom("boom"),
+        "shutdown_x" => mote::ExitReason::shutdown_with(mote::Term::atom("x")),
+        other => panic!("no reason named {other}"),
+    }
+}
+
+/// What the parent's test process receives.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+enum ToParent {
+    Worker(Pid<WorkerCmd>),
+    #[serde(skip)]
+    Exit(mote::Exit),
+    #[serde(skip)]
+    Down(mote::Down),
+}
+
+impl From<mote::Exit> for ToParent {
+    fn from(e: mote::Exit) -> Self {
+        ToParent::Exit(e)
+    }
+}
+
+impl From<mote::Down> for ToParent {
+    fn from(d: mote::Down) -> Self {
+        ToParent::Down(d)
+    }
+}
+
+async fn next(p: &mut Process<ToParent>) -> ToParent {
+    p.recv_timeout(WAIT).await.expect("a signal in time")
+}
+
+async fn new_worker(p: &mut Process<ToParent>) -> Pid<WorkerCmd> {
+    match next(p).await {
+        ToParent::Worker(w) => w,
+        other => panic!("expected a worker, got {other:?}"),
+    }
+}
+
+/// The local semantics of links, monitors and exit reasons, with the other process on
+/// the child node (run from `two_mote_nodes_exchange_typed_messages`, which owns the
+/// child).
+async fn semantics_across_nodes(
+    p: &mut Process<ToParent>,
+    child: &str,
+    node: &mote_dist::node::Node,
+) {
+    let worker = |p: &Process<ToParent>| {
+        node.send_named("factory", child, &p.pid());
+    };
+    p.trap_exit(true);
+
+    // 1. Linked and monitored; ends with {shutdown, x}: the exit signal, then the Down,
+    //    both with that reason (the BEAM delivers EXIT before DOWN).
+    worker(p);
+    let w = new_worker(p).await;
+    p.link(w).unwrap();
+    let m = p.monitor(w);
+    w.send(WorkerCmd::ExitWith("shutdown_x".into()));
+    match next(p).await {
+        ToParent::Exit(e) => assert_eq!((e.from, e.reason), (w.id(), reason_named("shutdown_x"))),
+        other => panic!("case 1: expected the exit signal first, got {other:?}"),
+    }
+    match next(p).await {
+        ToParent::Down(d) => {
+            assert_eq!(
+                (d.monitor, d.pid, d.reason.clone()),
+                (m, w.id(), reason_named("shutdown_x"))
+            );
+            assert!(d.reason.is_shutdown());
+        }
+        other => panic!("case 1: expected the Down, got {other:?}"),
+    }
+
+    // 2. A normal end reaches a trapping linked process as an exit signal `normal`.
+    worker(p);
+    let w = new_worker(p).await;
+    p.link(w).unwrap();
+    w.send(WorkerCmd::ExitWith("normal".into()));
+    match next(p).await {
+        ToParent::Exit(e) => assert_eq!((e.from, e.reason), (w.id(), mote::ExitReason::Normal)),
+        other => panic!("case 2: got {other:?}"),
+    }
+
+    // 3. and 4. A non-trapping process linked to a remote one dies with its abnormal
+    //    reason, and survives its normal end.
+    for (reason, survives) in [("boom", false), ("normal", true)] {
+        worker(p);
+        let w = new_worker(p).await;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let linked = mote::spawn(move |mut l: Process<()>| async move {
+            l.link(w).unwrap();
+            let _ = tx.send(());
+            l.recv().await;
+        });
+        rx.await.unwrap();
+        let m = p.monitor(linked);
+        w.send(WorkerCmd::ExitWith(reason.into()));
+        if survives {
+            // The worker's end is seen through a monitor of our own, then the linked
+            // process must still be alive.
+            let mw = p.monitor(w);
+            match next(p).await {
+                ToParent::Down(d) => {
+                    assert_eq!((d.monitor, d.reason), (mw, mote::ExitReason::Normal))
+                }
+                other => panic!("case 4: got {other:?}"),
+            }
+            mote::sleep(Duration::from_millis(50)).await;
+            assert!(
+                mote::is_alive(linked),
+                "a normal exit signal does not end it"
+            );
+            mote::exit(linked, mote::ExitReason::Kill);
+            match next(p).await {
+                ToParent::Down(d) => assert_eq!(d.monitor, m),
+                other => panic!("case 4: got {other:?}"),
+            }
+        } else {
+            match next(p).await {
+                ToParent::Down(d) => {
+                    assert_eq!((d.monitor, d.reason), (m, reason_named(reason)), "case 3")
+                }
+                other => panic!("case 3: got {other:?}"),
+            }
+        }
+    }
+
+    // 5. A monitor or a link to a remote process that has ended: `noproc`.
+    worker(p);
+    let w = new_worker(p).await;
+    let mw = p.monitor(w);
+    w.send(WorkerCmd::ExitWith("normal".into()));
+    match next(p).await {
+        ToParent::Down(d) => assert_eq!(d.monitor, mw),
+        other => panic!("case 5: got {other:?}"),
+    }
+    let m = p.monitor(w);
+    match next(p).await {
+        ToParent::Down(d) => assert_eq!((d.monitor, d.reason), (m, mote::ExitReason::NoProc)),
+        other => panic!("case 5: got {other:?}"),
+    }
+    p.link(w).unwrap();
+    match next(p).await {
+        ToParent::Exit(e) => assert_eq!((e.from, e.reason), (w.id(), mote::ExitReason::NoProc)),
+        other => panic!("case 5: got {other:?}"),
+    }
+
+    // 6. exit/2 with `kill` across nodes: killed.
+    worker(p);
+    let w = new_worker(p).await;
+    let m = p.monitor(w);
+    mote::exit(w, mote::ExitReason::Kill);
+    match next(p).await {
+        ToParent::Down(d) => assert_eq!((d.monitor, d.reason), (m, mote::ExitReason::Killed)),
+        other => panic!("case 6: got {other:?}"),
+    }
+
+    // 7. A demonitored remote process's end sends nothing.
+    worker(p);
+    let w = new_worker(p).await;
+    let m = p.monitor(w);
+    assert!(p.demonitor(m));
+    w.send(WorkerCmd::ExitWith("boom".into()));
+    assert!(p.recv_timeout(Duration::from_millis(300)).await.is_none());
 }
 
 #[test]
@@ -110,6 +301,31 @@ fn two_mote_nodes_exchange_typed_messages() {
         node.send_named("upper", &child_name, &(inbox, "ping".to_string()));
         let got = tokio::time::timeout(WAIT, rx.recv()).await.unwrap();
         assert_eq!(got.as_deref(), Some("PING"));
+
+        // Links, monitors and exit reasons with the other process on the child node.
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+        let (node2, child2) = (node.clone(), child_name.clone());
+        mote::spawn(move |mut p: Process<ToParent>| async move {
+            mote::dist::expose(p.pid());
+            let result = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
+                semantics_across_nodes(&mut p, &child2, &node2),
+            ))
+            .await;
+            let _ = done_tx.send(result.map_err(|e| {
+                e.downcast_ref::<String>().cloned().unwrap_or_else(|| {
+                    e.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .unwrap_or_default()
+                })
+            }));
+        });
+        let outcome = tokio::time::timeout(WAIT * 2, done_rx)
+            .await
+            .unwrap()
+            .unwrap();
+        if let Err(message) = outcome {
+            panic!("semantics across nodes: {message}");
+        }
         let _ = child.kill().await;
     });
 }

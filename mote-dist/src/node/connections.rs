@@ -46,6 +46,10 @@ pub(crate) struct Shared {
     conn_options: ConnectionOptions,
     conns: Mutex<HashMap<Atom, Conn>>,
     next_id: AtomicU64,
+    /// The id of the next UNLINK_ID this node sends.
+    pub(crate) next_unlink: AtomicU64,
+    /// Links and monitors across each connection (see `signals.rs`).
+    pub(crate) relations: Mutex<HashMap<Atom, super::signals::Relations>>,
     /// The runtime the node was started in: dials start there, whatever thread sends.
     runtime: tokio::runtime::Handle,
     /// Held for the node's life: dropping it would unregister the node from EPMD.
@@ -98,6 +102,8 @@ impl Shared {
             conn_options,
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
+            next_unlink: AtomicU64::new(1),
+            relations: Mutex::new(HashMap::new()),
             runtime: tokio::runtime::Handle::current(),
             _registration: Mutex::new(registration),
             _epmd_server: epmd_server,
@@ -205,6 +211,7 @@ impl Shared {
                         for w in waiters {
                             let _ = w.send(false);
                         }
+                        self.node_down(&peer);
                     }
                 }
             }
@@ -267,14 +274,25 @@ impl Shared {
     ) {
         let error = loop {
             match receiver.recv().await {
-                Ok(msg) => self.handle(&peer, &sender, msg),
+                Ok(msg) => {
+                    if !self.handle_signal(&peer, &msg) {
+                        self.handle(&peer, &sender, msg)
+                    }
+                }
                 Err(e) => break e,
             }
         };
         tracing::info!(peer = %peer, "node disconnected: {error}");
-        let mut conns = self.conns.lock();
-        if matches!(conns.get(&peer), Some(Conn::Up { id: up, .. }) if *up == id) {
-            conns.remove(&peer);
+        let current = {
+            let mut conns = self.conns.lock();
+            let current = matches!(conns.get(&peer), Some(Conn::Up { id: up, .. }) if *up == id);
+            if current {
+                conns.remove(&peer);
+            }
+            current
+        };
+        if current {
+            self.node_down(&peer);
         }
     }
 }

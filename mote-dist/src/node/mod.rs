@@ -36,6 +36,8 @@
 mod connections;
 mod incoming;
 mod options;
+mod signals;
+mod terms;
 mod transport;
 
 use std::sync::Arc;

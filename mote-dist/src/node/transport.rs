@@ -16,6 +16,26 @@ pub(crate) struct NodeTransport {
 }
 
 impl Transport for NodeTransport {
+    fn link(&self, from: ProcessId, to: ProcessId) {
+        self.shared.link_out(from, to)
+    }
+
+    fn unlink(&self, from: ProcessId, to: ProcessId) {
+        self.shared.unlink_out(from, to)
+    }
+
+    fn exit(&self, from: ProcessId, to: ProcessId, reason: &mote::ExitReason, via_link: bool) {
+        self.shared.exit_out(from, to, reason, via_link)
+    }
+
+    fn monitor(&self, watcher: ProcessId, target: ProcessId, monitor: mote::MonitorRef) {
+        self.shared.monitor_out(watcher, target, monitor)
+    }
+
+    fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: mote::MonitorRef) {
+        self.shared.demonitor_out(watcher, target, monitor)
+    }
+
     fn send(&self, to: ProcessId, message: RemoteMessage) {
         let Some(node) = node_table::node_name(to.node()) else {
             return;

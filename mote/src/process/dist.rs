@@ -66,6 +66,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::rt::signals;
 use crate::rt::table::extras::Inbox;
+use crate::values::exit::ExitReason;
+use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
 
 /// The struct name a [`ProcessId`] (and so a [`Pid`]) is serialized under, for a
@@ -95,6 +97,214 @@ pub trait Transport: Send + Sync + 'static {
     /// A message for `to`, a process of another node. Never fails: a message that cannot
     /// be delivered is dropped, as Erlang drops a message to a dead process.
     fn send(&self, to: ProcessId, message: RemoteMessage);
+
+    /// Local process `from` linked to `to`, of another node (the runtime has recorded the
+    /// link on `from`'s side). The other node answers a dead `to` with a `noproc` exit
+    /// signal, which the transport hands to [`exit_from_remote`]. Default: dropped, as a
+    /// signal to an unreachable node.
+    fn link(&self, from: ProcessId, to: ProcessId) {
+        let _ = (from, to);
+    }
+
+    /// Local process `from` removed its link to `to`, of another node.
+    fn unlink(&self, from: ProcessId, to: ProcessId) {
+        let _ = (from, to);
+    }
+
+    /// An exit signal from `from` (a local process, or [`ProcessId::NONE`]) to `to`, of
+    /// another node: a link's (`from` ended) when `via_link`, else Erlang's `exit/2`.
+    fn exit(&self, from: ProcessId, to: ProcessId, reason: &ExitReason, via_link: bool) {
+        let _ = (from, to, reason, via_link);
+    }
+
+    /// Local process `watcher` monitors `target`, of another node, under `monitor`. The
+    /// transport reports the target's end (or the loss of its node) with
+    /// [`down_from_remote`].
+    fn monitor(&self, watcher: ProcessId, target: ProcessId, monitor: MonitorRef) {
+        let _ = (watcher, target, monitor);
+    }
+
+    /// Local process `watcher` removed its monitor of `target`, or ended.
+    fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: MonitorRef) {
+        let _ = (watcher, target, monitor);
+    }
+}
+
+/// Hands the runtime's signals for remote pids to the installed transport.
+struct Signals;
+
+impl signals::remote::RemoteSignals for Signals {
+    fn link(&self, from: ProcessId, to: ProcessId) {
+        if let Some(t) = TRANSPORT.get() {
+            t.link(from, to)
+        }
+    }
+    fn unlink(&self, from: ProcessId, to: ProcessId) {
+        if let Some(t) = TRANSPORT.get() {
+            t.unlink(from, to)
+        }
+    }
+    fn exit(&self, from: ProcessId, to: ProcessId, reason: &ExitReason, via_link: bool) {
+        if let Some(t) = TRANSPORT.get() {
+            t.exit(from, to, reason, via_link)
+        }
+    }
+    fn monitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef) {
+        if let Some(t) = TRANSPORT.get() {
+            t.monitor(watcher, target, r)
+        }
+    }
+    fn demonitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef) {
+        if let Some(t) = TRANSPORT.get() {
+            t.demonitor(watcher, target, r)
+        }
+    }
+}
+
+/// A link from `remote` (a process of another node) to local process `local`, as the other
+/// node asked. Returns `false` if `local` is not alive: the transport answers with a
+/// `noproc` exit signal, as Erlang does.
+///
+/// ```
+/// mote::run(|p: mote::Process<()>| async move {
+///     let remote = mote::ProcessId::from_parts(4, 1, 0, 1);
+///     assert!(mote::dist::link_from_remote(p.id(), remote));
+///     assert_eq!(mote::process_info(p.id()).unwrap().links, vec![remote]);
+/// })
+/// .unwrap();
+/// ```
+pub fn link_from_remote(local: ProcessId, remote: ProcessId) -> bool {
+    signals::with_live(local, |_, s| {
+        if !s.links.contains(&remote) {
+            s.links.push(remote);
+        }
+    })
+    .is_some()
+}
+
+/// The other node removed the link between `remote` and local process `local`.
+///
+/// ```
+/// mote::run(|p: mote::Process<()>| async move {
+///     let remote = mote::ProcessId::from_parts(4, 1, 0, 1);
+///     mote::dist::link_from_remote(p.id(), remote);
+///     mote::dist::unlink_from_remote(p.id(), remote);
+///     assert!(mote::process_info(p.id()).unwrap().links.is_empty());
+/// })
+/// .unwrap();
+/// ```
+pub fn unlink_from_remote(local: ProcessId, remote: ProcessId) {
+    let _ = signals::peek_live(local, |_, s| {
+        if let Some(s) = s {
+            s.links.retain(|&l| l != remote);
+        }
+    });
+}
+
+/// An exit signal from `remote` (a process of another node) to local process `local`,
+/// under Erlang's rules: a link's (`via_link`, dropped if the link no longer exists) or
+/// `exit/2`'s. The loss of a connection is a link's exit signal with reason
+/// `noconnection` from each linked process of that node.
+///
+/// ```
+/// use mote::{ExitReason, Process, Signal};
+/// mote::run(|mut p: Process<Signal<()>>| async move {
+///     p.trap_exit(true);
+///     let remote = mote::ProcessId::from_parts(4, 1, 0, 1);
+///     mote::dist::link_from_remote(p.id(), remote);
+///     mote::dist::exit_from_remote(p.id(), remote, ExitReason::NoConnection, true);
+///     let Signal::Exit(exit) = p.recv().await else { panic!() };
+///     assert_eq!((exit.from, exit.reason), (remote, ExitReason::NoConnection));
+/// })
+/// .unwrap();
+/// ```
+pub fn exit_from_remote(local: ProcessId, remote: ProcessId, reason: ExitReason, via_link: bool) {
+    if local.is_local() {
+        signals::exit_signal(local, remote, reason, via_link);
+    }
+}
+
+/// The end of `target`, of another node, monitored by local process `watcher` under
+/// `monitor` (from the other node, or `noconnection` when the connection is lost). Returns
+/// whether the monitor was still active (its `Down` is then queued).
+///
+/// ```
+/// # use std::sync::Arc;
+/// # struct T;
+/// # impl mote::dist::Transport for T { fn send(&self, _: mote::ProcessId, _: mote::dist::RemoteMessage) {} }
+/// # let _ = mote::dist::install(Arc::new(T));
+/// use mote::{Down, ExitReason, Process};
+/// mote::run(|mut p: Process<Down>| async move {
+///     let remote = mote::ProcessId::from_parts(4, 1, 0, 1);
+///     let r = p.monitor(remote);
+///     assert!(mote::dist::down_from_remote(p.id(), r, remote, ExitReason::NoConnection));
+///     assert_eq!(p.recv().await.reason, ExitReason::NoConnection);
+/// })
+/// .unwrap();
+/// ```
+pub fn down_from_remote(
+    watcher: ProcessId,
+    monitor: MonitorRef,
+    target: ProcessId,
+    reason: ExitReason,
+) -> bool {
+    signals::remote_down(watcher, monitor, target, reason)
+}
+
+/// A watch a process of another node holds on local process `target` (its monitor): `on_exit`
+/// runs once, with the exit reason, when `target` ends. `None` (and `on_exit` dropped) if
+/// `target` is not alive: the transport answers `noproc` at once.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// mote::run(|_p: mote::Process<()>| async move {
+///     let seen = Arc::new(Mutex::new(None));
+///     let s = seen.clone();
+///     let child = mote::spawn(|_c: mote::Process<()>| async {});
+///     let watched = mote::dist::watch_for_remote(child.id(), move |r| *s.lock().unwrap() = Some(r.clone()));
+///     if watched.is_some() {
+///         while seen.lock().unwrap().is_none() { mote::sleep(std::time::Duration::from_millis(1)).await }
+///         assert_eq!(*seen.lock().unwrap(), Some(mote::ExitReason::Normal));
+///     }
+/// })
+/// .unwrap();
+/// ```
+pub fn watch_for_remote(
+    target: ProcessId,
+    on_exit: impl FnOnce(&ExitReason) + Send + 'static,
+) -> Option<MonitorRef> {
+    let hook: OnExitFn = Box::new(on_exit);
+    signals::watch(
+        target,
+        Arc::new(OnExit(parking_lot::Mutex::new(Some(hook)))),
+    )
+}
+
+/// Removes a watch made by [`watch_for_remote`] (the other node demonitored). Returns
+/// whether it had not fired.
+///
+/// ```
+/// mote::run(|p: mote::Process<()>| async move {
+///     let r = mote::dist::watch_for_remote(p.id(), |_| unreachable!()).unwrap();
+///     assert!(mote::dist::unwatch_for_remote(p.id(), r));
+/// })
+/// .unwrap();
+/// ```
+pub fn unwatch_for_remote(target: ProcessId, monitor: MonitorRef) -> bool {
+    signals::unwatch(target, monitor)
+}
+
+/// What [`watch_for_remote`] runs once.
+type OnExitFn = Box<dyn FnOnce(&ExitReason) + Send>;
+
+struct OnExit(parking_lot::Mutex<Option<OnExitFn>>);
+
+impl crate::rt::table::extras::ExitListener for OnExit {
+    fn exited(&self, reason: &ExitReason) {
+        if let Some(f) = self.0.lock().take() {
+            f(reason)
+        }
+    }
 }
 
 /// A [`Transport`] was already installed in this OS process.
@@ -123,7 +333,9 @@ static TRANSPORT: OnceLock<Arc<dyn Transport>> = OnceLock::new();
 /// assert!(mote::dist::is_installed());
 /// ```
 pub fn install(transport: Arc<dyn Transport>) -> Result<(), AlreadyInstalled> {
-    TRANSPORT.set(transport).map_err(|_| AlreadyInstalled)
+    TRANSPORT.set(transport).map_err(|_| AlreadyInstalled)?;
+    signals::remote::install(Box::new(Signals));
+    Ok(())
 }
 
 /// Whether a transport is installed.

@@ -8,6 +8,9 @@
 //! [`link`]/[`unlink`], which lock two in index order, and no message is pushed while a lock
 //! is held (a push may need the receiver's lock to wake a foreign waker).
 
+#[cfg(feature = "dist")]
+pub(crate) mod remote;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -100,6 +103,10 @@ fn set_pending_exit(slot: &Slot, extras: &mut Extras, reason: ExitReason) {
 ///
 /// A link signal is dropped if the link no longer exists (it was unlinked).
 pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason, via_link: bool) {
+    #[cfg(feature = "dist")]
+    if let Some(remote) = remote::reach(target) {
+        return remote.exit(from, target, &reason, via_link);
+    }
     let trapped = with_live(target, |slot, extras| {
         if via_link {
             let i = extras.links.iter().position(|&l| l == from)?;
@@ -145,6 +152,22 @@ pub enum LinkError {
 /// one an `Exit` message with reason `noproc` (Erlang's rule).
 pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
     if me == other {
+        return Ok(());
+    }
+    #[cfg(feature = "dist")]
+    if let Some(remote) = remote::reach(other) {
+        // The other node answers a link to a dead process with a `noproc` exit signal
+        // (Erlang's rule across nodes: the link call itself cannot know).
+        let added = with_live(me, |_, s| {
+            let new = !s.links.contains(&other);
+            if new {
+                s.links.push(other);
+            }
+            new
+        });
+        if added == Some(true) {
+            remote.link(me, other);
+        }
         return Ok(());
     }
     let my_slot = TABLE
@@ -210,12 +233,28 @@ pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
         })
     };
     unlink(me, other);
+    #[cfg(feature = "dist")]
+    if let Some(remote) = remote::reach(other) {
+        return remote.unlink(me, other);
+    }
     unlink(other, me);
 }
 
 /// Installs a monitor of `target` for `watcher` (a live process). A dead target delivers a
 /// `Down` with reason `noproc` at once.
 pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDown) -> MonitorRef {
+    #[cfg(feature = "dist")]
+    if let Some(remote) = remote::reach(target) {
+        let r = new_ref();
+        let added = with_live(watcher, |_, s| {
+            s.watching.insert(r, target);
+            s.remote_downs.push((r, deliver));
+        });
+        if added.is_some() {
+            remote.monitor(watcher, target, r);
+        }
+        return r;
+    }
     let entry = Watcher::Process {
         pid: watcher,
         deliver,
@@ -291,8 +330,22 @@ pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
 /// its `Down` on the way, and what it holds says nothing about whether that `Down` will
 /// arrive.
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
-    let target = peek_live(watcher, |_, s| s.as_mut()?.watching.remove(r)).flatten();
+    let target = peek_live(watcher, |_, s| {
+        let s = s.as_mut()?;
+        let target = s.watching.remove(r)?;
+        #[cfg(feature = "dist")]
+        s.remote_downs.retain(|(rr, _)| *rr != r);
+        Some(target)
+    })
+    .flatten();
     match target {
+        #[cfg(feature = "dist")]
+        Some(target) if remote::reach(target).is_some() => {
+            if let Some(remote) = remote::reach(target) {
+                remote.demonitor(watcher, target, r);
+            }
+            true
+        }
         Some(target) => {
             remove_watcher(target, r);
             true
@@ -306,6 +359,35 @@ fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
         s.as_mut().is_some_and(|s| s.watchers.remove(r).is_some())
     })
     .unwrap_or(false)
+}
+
+/// Delivers the `Down` of a monitor `watcher` holds on a process of another node (the
+/// distribution layer reports its end, or the loss of its node). Returns whether the
+/// monitor was still active.
+#[cfg(feature = "dist")]
+pub(crate) fn remote_down(
+    watcher: ProcessId,
+    r: MonitorRef,
+    target: ProcessId,
+    reason: ExitReason,
+) -> bool {
+    let delivered = peek_live(watcher, |slot, s| {
+        let s = s.as_mut()?;
+        let i = s.remote_downs.iter().position(|(rr, _)| *rr == r)?;
+        let (_, deliver) = s.remote_downs.swap_remove(i);
+        s.watching.remove(r)?;
+        let down = Down {
+            monitor: r,
+            pid: target,
+            reason,
+            by_name: None,
+        };
+        // SAFETY: `deliver` was installed by the watcher for its own message type; `send`
+        // checks the serial.
+        unsafe { deliver(slot, watcher.serial(), down) };
+        Some(())
+    });
+    matches!(delivered, Some(Some(())))
 }
 
 /// Delivers a `Down` to a watcher, forgetting the watcher's record of the monitor.
@@ -374,6 +456,11 @@ pub(crate) fn process_exited(slot: &'static Slot, id: ProcessId, reason: ExitRea
             }
         }
         for (r, target) in extras.watching.drain() {
+            #[cfg(feature = "dist")]
+            if let Some(remote) = remote::reach(target) {
+                remote.demonitor(id, target, r);
+                continue;
+            }
             remove_watcher(target, r);
         }
     }

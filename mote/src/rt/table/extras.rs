@@ -84,6 +84,10 @@ pub(crate) struct Extras {
     /// process is exposed to other nodes (`mote::dist::expose`).
     #[cfg(feature = "dist")]
     pub(crate) inbox: Option<Inbox>,
+    /// How to deliver the `Down` of each monitor this process holds on a process of
+    /// another node (the target's side lives on that node).
+    #[cfg(feature = "dist")]
+    pub(crate) remote_downs: Vec<(crate::values::monitor_ref::MonitorRef, DeliverDown)>,
 }
 
 /// A process's message type, and the function that decodes a message from another node
