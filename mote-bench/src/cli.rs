@@ -33,6 +33,35 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Draw report.html and the charts again from a saved results.json, into its directory.
     Report(ReportArgs),
+    /// Messages between two nodes on loopback: mote and Erlang (needs `erl`), round trips
+    /// and throughput, small and large messages, every pair of client and server.
+    Remote(RemoteArgs),
+    /// A mote server node for `remote` (started by it).
+    #[command(hide = true)]
+    RemoteNode(RemoteNodeArgs),
+}
+
+/// `mote-bench remote`.
+#[derive(Debug, Args)]
+pub struct RemoteArgs {
+    /// Rounds (each pair once per round, interleaved); figures are medians.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Round trips with a small message (a tenth of that with a large one).
+    #[arg(long, default_value_t = 20_000)]
+    pub trips: u64,
+    /// One-way messages with a small message (a hundredth of that with a large one).
+    #[arg(long, default_value_t = 200_000)]
+    pub messages: u64,
+}
+
+/// `mote-bench remote-node`.
+#[derive(Debug, Args)]
+pub struct RemoteNodeArgs {
+    /// The node's name.
+    pub name: String,
+    /// The EPMD port to register with.
+    pub epmd_port: u16,
 }
 
 /// `mote-bench report`.

@@ -13,6 +13,8 @@ fn main() -> ExitCode {
         Some(Cmd::Suite(args)) => cmd::suite::main(args),
         Some(Cmd::Compare(args)) => cmd::compare::main(args),
         Some(Cmd::Report(args)) => cmd::report::main(args),
+        Some(Cmd::Remote(args)) => cmd::remote::main(args),
+        Some(Cmd::RemoteNode(args)) => cmd::remote::node_main(args),
         None => cmd::suite::main(cli.suite),
     }
 }

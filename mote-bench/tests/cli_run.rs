@@ -241,3 +241,50 @@ fn ctrl_c_stops_the_suite_and_keeps_what_was_measured() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("INCOMPLETE: stopped by the user"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `remote` measures every pair of nodes (mote and Erlang) and prints one table row per
+/// case. Skipped without `erl` unless `MOTE_REQUIRE_ERL=1`.
+#[test]
+fn remote_prints_a_row_per_case() {
+    let has_erl = ["erl", "erlc"].iter().all(|tool| {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
+    });
+    if !has_erl {
+        assert_ne!(
+            std::env::var("MOTE_REQUIRE_ERL").as_deref(),
+            Ok("1"),
+            "erl required"
+        );
+        eprintln!("SKIP remote_prints_a_row_per_case: erl not on PATH");
+        return;
+    }
+    let out = bench()
+        .args([
+            "remote",
+            "--rounds",
+            "1",
+            "--trips",
+            "200",
+            "--messages",
+            "2000",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("| pingpong") || l.starts_with("| throughput"))
+        .collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    for row in rows {
+        // case, n, four timings, a ratio
+        assert_eq!(row.matches('|').count(), 8, "{row}");
+        assert!(row.contains("µs") || row.contains(" ns"), "{row}");
+    }
+}

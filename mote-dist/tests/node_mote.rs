@@ -171,11 +171,11 @@ async fn semantics_across_nodes(
         });
         rx.await.unwrap();
         let m = p.monitor(linked);
+        // When the linked process survives, the worker's end is seen through a monitor of
+        // our own (made before the worker is told to end), then it must still be alive.
+        let mw = survives.then(|| p.monitor(w));
         w.send(WorkerCmd::ExitWith(reason.into()));
-        if survives {
-            // The worker's end is seen through a monitor of our own, then the linked
-            // process must still be alive.
-            let mw = p.monitor(w);
+        if let Some(mw) = mw {
             match next(p).await {
                 ToParent::Down(d) => {
                     assert_eq!((d.monitor, d.reason), (mw, mote::ExitReason::Normal))

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod list;
+pub mod remote;
 pub mod report;
 pub mod run;
 pub mod suite;

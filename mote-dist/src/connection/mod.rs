@@ -33,6 +33,7 @@
 //! ```
 
 mod control;
+mod direct;
 mod gen_call;
 mod message;
 
@@ -147,7 +148,11 @@ pub enum ConnectionError {
 /// assert_eq!(msg.decode_payload::<(String, u32)>(&Default::default()).unwrap(), ("hello".into(), 42));
 /// # }
 /// ```
-pub fn start<S>(stream: S, peer: PeerNode, opts: ConnectionOptions) -> (DistSender, DistReceiver<S>)
+pub fn start<S>(
+    stream: S,
+    peer: PeerNode,
+    opts: ConnectionOptions,
+) -> (DistSender, DistReceiver<tokio::io::ReadHalf<S>>)
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
@@ -158,7 +163,7 @@ where
     let writer = tokio::spawn(write_loop(write, rx, opts.tick_time / 4));
     let peer = Arc::new(peer);
     let sender = DistSender {
-        tx,
+        out: Outbox::Task(tx),
         peer: peer.clone(),
     };
     let receiver = DistReceiver {
@@ -166,15 +171,58 @@ where
         peer,
         opts,
         writer: AbortOnDrop(writer),
+        direct: None,
     };
     (sender, receiver)
+}
+
+/// [`start`] for a TCP connection, writing on the sender's thread: a frame sent while
+/// none is pending goes to the socket at once, without waking the writer task (which only
+/// writes what the socket did not take, and the ticks). Dropping the receiver closes the
+/// socket.
+///
+/// ```no_run
+/// # async fn demo(stream: tokio::net::TcpStream, peer: mote_dist::handshake::PeerNode) {
+/// let (sender, mut receiver) = mote_dist::connection::start_tcp(stream, peer, Default::default());
+/// # }
+/// ```
+pub fn start_tcp(
+    stream: tokio::net::TcpStream,
+    peer: PeerNode,
+    opts: ConnectionOptions,
+) -> (DistSender, DistReceiver<tokio::net::tcp::OwnedReadHalf>) {
+    let (read, write) = stream.into_split();
+    let direct = direct::DirectWriter::new(write);
+    let writer = tokio::spawn(direct.clone().run(opts.tick_time / 4));
+    let peer = Arc::new(peer);
+    let sender = DistSender {
+        out: Outbox::Direct(direct.clone()),
+        peer: peer.clone(),
+    };
+    let receiver = DistReceiver {
+        reader: BufReader::with_capacity(64 * 1024, read),
+        peer,
+        opts,
+        writer: AbortOnDrop(writer),
+        direct: Some(direct),
+    };
+    (sender, receiver)
+}
+
+/// Where a sender's frames go.
+#[derive(Debug, Clone)]
+enum Outbox {
+    /// To the writer task (any stream).
+    Task(mpsc::UnboundedSender<Bytes>),
+    /// To the socket at once when possible ([`start_tcp`]).
+    Direct(Arc<direct::DirectWriter>),
 }
 
 /// The sending half of a connection: frames go to the connection's writer task in order.
 /// Cloning gives another handle to the same connection. See [`start`] for an example.
 #[derive(Debug, Clone)]
 pub struct DistSender {
-    tx: mpsc::UnboundedSender<Bytes>,
+    out: Outbox,
     peer: Arc<PeerNode>,
 }
 
@@ -188,7 +236,10 @@ impl DistSender {
     /// Queues a frame without waiting: the queue is unbounded, as Erlang's distribution
     /// buffer is, and frames go out in the order they were queued.
     pub fn send_now(&self, frame: Bytes) -> Result<(), ConnectionError> {
-        self.tx.send(frame).map_err(|_| ConnectionError::Closed)
+        match &self.out {
+            Outbox::Task(tx) => tx.send(frame).map_err(|_| ConnectionError::Closed),
+            Outbox::Direct(d) => d.send(frame).map_err(|()| ConnectionError::Closed),
+        }
     }
 
     /// The peer.
@@ -198,21 +249,34 @@ impl DistSender {
 
     /// Whether the connection's writer has stopped.
     pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
+        match &self.out {
+            Outbox::Task(tx) => tx.is_closed(),
+            Outbox::Direct(d) => d.is_closed(),
+        }
     }
 }
 
 /// The receiving half of a connection. Dropping it closes the connection. See [`start`]
 /// for an example.
 #[derive(Debug)]
-pub struct DistReceiver<S> {
-    reader: BufReader<tokio::io::ReadHalf<S>>,
+pub struct DistReceiver<R> {
+    reader: BufReader<R>,
     peer: Arc<PeerNode>,
     opts: ConnectionOptions,
     writer: AbortOnDrop,
+    /// The direct writer of a [`start_tcp`] connection, closed with the receiver.
+    direct: Option<Arc<direct::DirectWriter>>,
 }
 
-impl<S: AsyncRead + AsyncWrite> DistReceiver<S> {
+impl<R> Drop for DistReceiver<R> {
+    fn drop(&mut self) {
+        if let Some(d) = &self.direct {
+            d.close();
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> DistReceiver<R> {
     /// The next message. Ticks are consumed here; an error means the connection is
     /// unusable and should be dropped.
     pub async fn recv(&mut self) -> Result<DistMessage, ConnectionError> {

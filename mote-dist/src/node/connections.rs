@@ -243,7 +243,8 @@ impl Shared {
     /// and receives from it until it closes.
     fn serve(self: Arc<Self>, stream: TcpStream, peer: PeerNode) {
         let _ = stream.set_nodelay(true);
-        let (sender, receiver) = connection::start(stream, peer.clone(), self.conn_options.clone());
+        let (sender, receiver) =
+            connection::start_tcp(stream, peer.clone(), self.conn_options.clone());
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let name = peer.name.atom().clone();
         let old = self.conns.lock().insert(
@@ -267,7 +268,7 @@ impl Shared {
 
     async fn receive_loop(
         self: Arc<Self>,
-        mut receiver: DistReceiver<TcpStream>,
+        mut receiver: DistReceiver<tokio::net::tcp::OwnedReadHalf>,
         peer: Atom,
         sender: DistSender,
         id: u64,

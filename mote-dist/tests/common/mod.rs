@@ -376,7 +376,7 @@ impl Shared {
 
     async fn receive_loop(
         self: Arc<Self>,
-        mut receiver: connection::DistReceiver<TcpStream>,
+        mut receiver: connection::DistReceiver<tokio::io::ReadHalf<TcpStream>>,
         peer: PeerNode,
         sender: DistSender,
     ) {
