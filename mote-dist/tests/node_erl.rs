@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use common::{erl, erl_or_skip, unique, within};
 use mote::{Pid, Process};
 use mote_dist::etf::{Atom, WireTerm};
-use mote_dist::node::{Node, NodeOptions};
+use mote_dist::node::{Node, NodeDown, NodeEvent, NodeOptions};
 use tokio::sync::OnceCell;
 
 const COOKIE: &str = "node_erl_cookie";
@@ -397,6 +397,14 @@ fn connection_loss_is_noconnection_and_a_later_send_reconnects() {
         );
         let mut erl1 = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
         erl1.expect("linked").await;
+        let mut watch = node_watcher(node, &erl_name);
+        // A node that cannot be reached is down at once.
+        let nobody = "nobody_here@127.0.0.1";
+        node.monitor_node(watch.pid, nobody);
+        assert_eq!(
+            watch.next_of(nobody).await,
+            Watched::Down(NodeDown(nobody.into()))
+        );
         erl1.kill().await;
         let mut got = vec![];
         for _ in 0..2 {
@@ -414,6 +422,19 @@ fn connection_loss_is_noconnection_and_a_later_send_reconnects() {
             ]
         );
         assert!(!node.nodes().contains(&erl_name));
+        // monitor_node's one nodedown and monitor_nodes' event, in either order.
+        let mut events = vec![
+            watch.next_of(&erl_name).await,
+            watch.next_of(&erl_name).await,
+        ];
+        events.sort_by_key(|e| format!("{e:?}"));
+        assert_eq!(
+            events,
+            vec![
+                Watched::Down(NodeDown(erl_name.clone())),
+                Watched::Event(NodeEvent::Down(erl_name.clone())),
+            ]
+        );
         // The node comes back under the same name: the next send connects again.
         let mut erl2 = erl(
             "-name",
@@ -427,5 +448,64 @@ fn connection_loss_is_noconnection_and_a_later_send_reconnects() {
         erl2.expect("ready").await;
         node.send_named("target", &erl_name, &WireTerm::atom("again").unwrap());
         assert_eq!(erl2.expect("got").await, "again");
+        assert_eq!(
+            watch.next_of(&erl_name).await,
+            Watched::Event(NodeEvent::Up(erl_name.clone()))
+        );
     });
+}
+
+/// What a node watcher process got.
+#[derive(Debug, PartialEq)]
+enum Watched {
+    Down(NodeDown),
+    Event(NodeEvent),
+}
+
+impl From<NodeDown> for Watched {
+    fn from(d: NodeDown) -> Self {
+        Watched::Down(d)
+    }
+}
+
+impl From<NodeEvent> for Watched {
+    fn from(e: NodeEvent) -> Self {
+        Watched::Event(e)
+    }
+}
+
+struct NodeWatcher {
+    pid: Pid<Watched>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Watched>,
+}
+
+impl NodeWatcher {
+    /// The next event about `node` (the node is shared by the tests of this file, so
+    /// `monitor_nodes` also reports the other tests' nodes).
+    async fn next_of(&mut self, node: &str) -> Watched {
+        loop {
+            let w = within("a node event", self.rx.recv()).await.unwrap();
+            let about = match &w {
+                Watched::Down(NodeDown(n))
+                | Watched::Event(NodeEvent::Up(n) | NodeEvent::Down(n)) => n,
+            };
+            if about == node {
+                return w;
+            }
+        }
+    }
+}
+
+/// A process that monitors `peer` (`monitor_node`) and every node (`monitor_nodes`),
+/// forwarding what it gets.
+fn node_watcher(node: &Node, peer: &str) -> NodeWatcher {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let pid = mote::spawn(move |mut p: Process<Watched>| async move {
+        while let Some(w) = p.recv_timeout(common::WAIT).await {
+            let _ = tx.send(w);
+        }
+    });
+    node.monitor_node(pid, peer);
+    node.monitor_nodes(pid);
+    NodeWatcher { pid, rx }
 }

@@ -50,8 +50,12 @@ pub(crate) struct Shared {
     pub(crate) next_unlink: AtomicU64,
     /// Links and monitors across each connection (see `signals.rs`).
     pub(crate) relations: Mutex<HashMap<Atom, super::signals::Relations>>,
+    /// `monitor_node` watchers, by node (each told once).
+    pub(crate) node_watchers: Mutex<super::watch::NodeWatchers>,
+    /// `monitor_nodes` watchers.
+    pub(crate) nodes_watchers: Mutex<super::watch::NodesWatchers>,
     /// The runtime the node was started in: dials start there, whatever thread sends.
-    runtime: tokio::runtime::Handle,
+    pub(crate) runtime: tokio::runtime::Handle,
     /// Held for the node's life: dropping it would unregister the node from EPMD.
     _registration: Mutex<Registration>,
     _epmd_server: Option<EpmdServer>,
@@ -104,6 +108,8 @@ impl Shared {
             next_id: AtomicU64::new(1),
             next_unlink: AtomicU64::new(1),
             relations: Mutex::new(HashMap::new()),
+            node_watchers: Mutex::new(Default::default()),
+            nodes_watchers: Mutex::new(Vec::new()),
             runtime: tokio::runtime::Handle::current(),
             _registration: Mutex::new(registration),
             _epmd_server: epmd_server,
@@ -211,7 +217,7 @@ impl Shared {
                         for w in waiters {
                             let _ = w.send(false);
                         }
-                        self.node_down(&peer);
+                        self.node_down(&peer, false);
                     }
                 }
             }
@@ -263,6 +269,9 @@ impl Shared {
             }
         }
         tracing::info!(peer = %name, hidden = peer.is_hidden(), "node connected");
+        // A replaced connection (the peer restarted) was down in between: its relations
+        // fired with `noconnection` when its receive loop ended.
+        self.tell_up(&name);
         tokio::spawn(self.receive_loop(receiver, name, sender, id));
     }
 
@@ -293,7 +302,7 @@ impl Shared {
             current
         };
         if current {
-            self.node_down(&peer);
+            self.node_down(&peer, true);
         }
     }
 }

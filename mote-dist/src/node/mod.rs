@@ -39,6 +39,7 @@ mod options;
 mod signals;
 mod terms;
 mod transport;
+mod watch;
 
 use std::sync::Arc;
 
@@ -46,6 +47,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use options::{NodeError, NodeOptions};
+pub use watch::{NodeDown, NodeEvent};
 
 use crate::connection::{ControlMessage, FrameBuilder};
 use crate::etf::Atom;

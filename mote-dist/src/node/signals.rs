@@ -342,9 +342,10 @@ impl Shared {
         mote::dist::down_from_remote(watcher, r, target, reason);
     }
 
-    /// The connection to `peer` is gone (or could not be made): every link and monitor
+    /// The connection to `peer` is gone (`was_up`) or could not be made: every link and monitor
     /// across it fires with `noconnection`, and the peer's monitors of local processes go.
-    pub(crate) fn node_down(&self, peer: &Atom) {
+    pub(crate) fn node_down(&self, peer: &Atom, was_up: bool) {
+        self.tell_down(peer, was_up);
         let Some(rel) = self.relations.lock().remove(peer) else {
             return;
         };
