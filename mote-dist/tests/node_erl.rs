@@ -509,3 +509,51 @@ fn node_watcher(node: &Node, peer: &str) -> NodeWatcher {
     node.monitor_nodes(pid);
     NodeWatcher { pid, rx }
 }
+
+/// mote monitors Erlang processes by `{Name, Node}`: the `Down` names the name and the
+/// node, with the process's reason; an unknown name gives `noproc`.
+#[test]
+fn mote_monitors_erl_by_name() {
+    if !erl_or_skip("mote_monitors_erl_by_name") {
+        return;
+    }
+    run(async {
+        let (node, epmd_port) = node().await;
+        let erl_name = format!("{}@127.0.0.1", unique("erl"));
+        let eval =
+            "register(named, spawn(fun() -> receive go -> exit({shutdown, named}) end end)), \
+             io:format(\"ready~n\"), receive stop -> ok after 30000 -> ok end.";
+        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], eval);
+        erl.expect("ready").await;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (node2, erl2) = (node.clone(), erl_name.clone());
+        mote::spawn(move |mut p: Process<mote::Down>| async move {
+            let unknown = node2.monitor_name(&p, "nobody_has_this", &erl2).unwrap();
+            let first = p.recv().await;
+            let r = node2.monitor_name(&p, "named", &erl2).unwrap();
+            // The monitor is in place before the process is told to end: the MONITOR_P
+            // and this send travel in order on the one connection.
+            node2.send_named("named", &erl2, &WireTerm::atom("go").unwrap());
+            let second = p.recv().await;
+            let _ = tx.send((unknown, first, r, second));
+        });
+        let (unknown, first, r, second) = within("the Downs", rx).await.unwrap();
+        assert_eq!(
+            (first.monitor, first.reason),
+            (unknown, mote::ExitReason::NoProc)
+        );
+        assert_eq!(second.monitor, r);
+        assert_eq!(
+            second.reason,
+            mote::ExitReason::shutdown_with(mote::Term::atom("named"))
+        );
+        let by_name = second.by_name.expect("a Down by name");
+        assert_eq!(by_name.name, "named");
+        assert_eq!(
+            mote_dist::node_table::node_name(by_name.node)
+                .unwrap()
+                .as_str(),
+            erl_name
+        );
+    });
+}

@@ -166,6 +166,37 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Monitors the process registered as `name` on `node` for `process` (Erlang's
+    /// `monitor(process, {Name, Node})`): its `Down` carries `{name, node}` in `by_name`
+    /// (and, since the pid is not known here, [`mote::dist::name_monitor_target`] as its
+    /// `pid`). `noproc` if no process has the name there; `noconnection` if the node cannot
+    /// be reached or its connection is lost.
+    ///
+    /// ```no_run
+    /// use mote::{Down, Process};
+    /// # async fn demo(node: mote_dist::node::Node, mut p: Process<Down>) {
+    /// let r = node.monitor_name(&p, "logger", "erl@127.0.0.1").unwrap();
+    /// let down = p.recv().await;
+    /// assert_eq!(down.monitor, r);
+    /// # }
+    /// ```
+    pub fn monitor_name<M: From<mote::Down> + Send + 'static>(
+        &self,
+        process: &mote::Process<M>,
+        name: &str,
+        node: &str,
+    ) -> Result<mote::MonitorRef, mote::RegistryError> {
+        let number = match node.parse::<NodeName>() {
+            Ok(n) if n == self.shared.local.name => 0,
+            Ok(n) => node_table::node_number(n.atom()),
+            // A malformed node name: no such node (a number nothing is connected to).
+            Err(_) => u32::MAX,
+        };
+        mote::dist::monitor_name_at(process, name, number)
+    }
+}
+
 /// Registers `pid` under `name` (as [`mote::register`]) and exposes it to other nodes
 /// (`mote::dist::expose`): messages sent to `{name, ThisNode}` decode as `M`.
 ///

@@ -31,7 +31,9 @@ use crate::node_table;
 #[derive(Default)]
 pub(crate) struct Relations {
     links: HashSet<(ProcessId, ProcessId)>,
-    ours: HashMap<MonitorRef, (ProcessId, ProcessId)>,
+    /// Watcher, target, and the name for a monitor by `{Name, Node}` (whose target is
+    /// `mote::dist::name_monitor_target`).
+    ours: HashMap<MonitorRef, (ProcessId, ProcessId, Option<Atom>)>,
     theirs: HashMap<ErlRef, (ProcessId, MonitorRef)>,
 }
 
@@ -142,7 +144,7 @@ impl Shared {
         let Some(peer) = self.node_of(target) else {
             return;
         };
-        self.relations(&peer, |rel| rel.ours.insert(r, (watcher, target)));
+        self.relations(&peer, |rel| rel.ours.insert(r, (watcher, target, None)));
         let control = ControlMessage::MonitorP {
             from: node_table::to_wire(watcher),
             to: ProcessRef::Pid(node_table::to_wire(target)),
@@ -160,10 +162,40 @@ impl Shared {
         let Some(peer) = self.node_of(target) else {
             return;
         };
-        self.relations(&peer, |rel| rel.ours.remove(&r));
+        let name = self
+            .relations(&peer, |rel| rel.ours.remove(&r))
+            .and_then(|(_, _, name)| name);
+        let to = match name {
+            Some(name) => ProcessRef::Name(name),
+            None => ProcessRef::Pid(node_table::to_wire(target)),
+        };
         let control = ControlMessage::DemonitorP {
             from: node_table::to_wire(watcher),
-            to: ProcessRef::Pid(node_table::to_wire(target)),
+            to,
+            reference: wire_ref(r),
+        };
+        self.signal(peer, control, None);
+    }
+
+    pub(crate) fn monitor_name_out(
+        self: &Arc<Self>,
+        watcher: ProcessId,
+        node: u32,
+        name: &mote::Atom,
+        r: MonitorRef,
+    ) {
+        let target = mote::dist::name_monitor_target(node);
+        let (Some(peer), Ok(name)) = (self.node_of(target), Atom::new(name)) else {
+            // No such node: it cannot be reached.
+            mote::dist::down_from_remote(watcher, r, target, ExitReason::NoConnection);
+            return;
+        };
+        self.relations(&peer, |rel| {
+            rel.ours.insert(r, (watcher, target, Some(name.clone())))
+        });
+        let control = ControlMessage::MonitorP {
+            from: node_table::to_wire(watcher),
+            to: ProcessRef::Name(name),
             reference: wire_ref(r),
         };
         self.signal(peer, control, None);
@@ -334,7 +366,7 @@ impl Shared {
         let Some(r) = monitor_ref(reference) else {
             return;
         };
-        let Some((watcher, target)) = self.relations(peer, |rel| rel.ours.remove(&r)) else {
+        let Some((watcher, target, _)) = self.relations(peer, |rel| rel.ours.remove(&r)) else {
             return;
         };
         debug_assert!(matches!(from, ProcessRef::Pid(_) | ProcessRef::Name(_)));
@@ -352,7 +384,7 @@ impl Shared {
         for (local, remote) in rel.links {
             mote::dist::exit_from_remote(local, remote, ExitReason::NoConnection, true);
         }
-        for (r, (watcher, target)) in rel.ours {
+        for (r, (watcher, target, _)) in rel.ours {
             mote::dist::down_from_remote(watcher, r, target, ExitReason::NoConnection);
         }
         for (target, r) in rel.theirs.into_values() {

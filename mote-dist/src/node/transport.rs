@@ -32,6 +32,16 @@ impl Transport for NodeTransport {
         self.shared.monitor_out(watcher, target, monitor)
     }
 
+    fn monitor_name(
+        &self,
+        watcher: ProcessId,
+        node: u32,
+        name: &mote::Atom,
+        monitor: mote::MonitorRef,
+    ) {
+        self.shared.monitor_name_out(watcher, node, name, monitor)
+    }
+
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: mote::MonitorRef) {
         self.shared.demonitor_out(watcher, target, monitor)
     }

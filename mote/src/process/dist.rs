@@ -69,6 +69,7 @@ use crate::rt::table::extras::Inbox;
 use crate::values::exit::ExitReason;
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
+use crate::values::term::Atom;
 
 /// The struct name a [`ProcessId`] (and so a [`Pid`]) is serialized under, for a
 /// serializer that has a word of its own for pids (Erlang's term format writes a pid
@@ -124,10 +125,61 @@ pub trait Transport: Send + Sync + 'static {
         let _ = (watcher, target, monitor);
     }
 
-    /// Local process `watcher` removed its monitor of `target`, or ended.
+    /// Local process `watcher` monitors the process registered as `name` on node `node`
+    /// (Erlang's `monitor(process, {Name, Node})`), under `monitor`. Its `Down` is reported
+    /// with [`down_from_remote`], naming [`name_monitor_target`]`(node)` as the target.
+    fn monitor_name(&self, watcher: ProcessId, node: u32, name: &Atom, monitor: MonitorRef) {
+        let _ = (watcher, node, name, monitor);
+    }
+
+    /// Local process `watcher` removed its monitor of `target`, or ended. For a monitor by
+    /// name, `target` is [`name_monitor_target`]`(node)`.
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: MonitorRef) {
         let _ = (watcher, target, monitor);
     }
+}
+
+/// The target that stands for "the process holding the name" in a monitor by `{Name, Node}`
+/// of node `node`: the `pid` of its `Down`, whose `by_name` says the name and the node.
+///
+/// ```
+/// let t = mote::dist::name_monitor_target(3);
+/// assert_eq!(t.node(), 3);
+/// ```
+pub fn name_monitor_target(node: u32) -> ProcessId {
+    signals::remote::by_name_target(node)
+}
+
+/// Monitors the process registered as `name` on node `node` (a node number: see
+/// [`ProcessId::node`]), for `process` (Erlang's `monitor(process, {Name, Node})`). Its
+/// `Down` carries the name and the node in `by_name`. Without a transport it is a `Down`
+/// with `noconnection` at once.
+///
+/// ```
+/// use mote::{Down, ExitReason, Process};
+/// mote::run(|mut p: Process<Down>| async move {
+///     let r = mote::dist::monitor_name_at(&p, "logger", 9).unwrap();
+///     let down = p.recv().await;
+///     assert_eq!(down.monitor, r);
+///     assert_eq!(down.by_name.unwrap().node, 9);
+/// })
+/// .unwrap();
+/// ```
+pub fn monitor_name_at<M: From<crate::Down> + Send + 'static>(
+    process: &crate::Process<M>,
+    name: &str,
+    node: u32,
+) -> Result<MonitorRef, crate::RegistryError> {
+    let name = Atom::new(name).map_err(|e| crate::RegistryError::NameTooLong { chars: e.chars })?;
+    if node == 0 {
+        return process.monitor_name(&name);
+    }
+    Ok(signals::monitor_remote_name(
+        process.id(),
+        node,
+        name,
+        signals::deliver_down::<M>,
+    ))
 }
 
 /// Hands the runtime's signals for remote pids to the installed transport.
@@ -152,6 +204,11 @@ impl signals::remote::RemoteSignals for Signals {
     fn monitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef) {
         if let Some(t) = TRANSPORT.get() {
             t.monitor(watcher, target, r)
+        }
+    }
+    fn monitor_name(&self, watcher: ProcessId, node: u32, name: &Atom, r: MonitorRef) {
+        if let Some(t) = TRANSPORT.get() {
+            t.monitor_name(watcher, node, name, r)
         }
     }
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef) {

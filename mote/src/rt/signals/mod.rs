@@ -248,7 +248,11 @@ pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDow
         let r = new_ref();
         let added = with_live(watcher, |_, s| {
             s.watching.insert(r, target);
-            s.remote_downs.push((r, deliver));
+            s.remote_downs.push(crate::rt::table::extras::RemoteDown {
+                monitor: r,
+                deliver,
+                by_name: None,
+            });
         });
         if added.is_some() {
             remote.monitor(watcher, target, r);
@@ -334,7 +338,7 @@ pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
         let s = s.as_mut()?;
         let target = s.watching.remove(r)?;
         #[cfg(feature = "dist")]
-        s.remote_downs.retain(|(rr, _)| *rr != r);
+        s.remote_downs.retain(|d| d.monitor != r);
         Some(target)
     })
     .flatten();
@@ -361,6 +365,45 @@ fn remove_watcher(target: ProcessId, r: MonitorRef) -> bool {
     .unwrap_or(false)
 }
 
+/// Installs a monitor by `{name, node}` (a node other than this one) for `watcher`.
+#[cfg(feature = "dist")]
+pub(crate) fn monitor_remote_name(
+    watcher: ProcessId,
+    node: u32,
+    name: Atom,
+    deliver: DeliverDown,
+) -> MonitorRef {
+    let r = new_ref();
+    let target = remote::by_name_target(node);
+    let Some(remote) = remote::reach(target) else {
+        // No distribution: the node cannot be reached.
+        let down = Down {
+            monitor: r,
+            pid: target,
+            reason: ExitReason::NoConnection,
+            by_name: Some(Box::new(RegisteredName { name, node })),
+        };
+        let _ = with_live(watcher, |_, s| s.watching.insert(r, target));
+        send_down(watcher, deliver, down);
+        return r;
+    };
+    let added = with_live(watcher, |_, s| {
+        s.watching.insert(r, target);
+        s.remote_downs.push(crate::rt::table::extras::RemoteDown {
+            monitor: r,
+            deliver,
+            by_name: Some(Box::new(RegisteredName {
+                name: name.clone(),
+                node,
+            })),
+        });
+    });
+    if added.is_some() {
+        remote.monitor_name(watcher, node, &name, r);
+    }
+    r
+}
+
 /// Delivers the `Down` of a monitor `watcher` holds on a process of another node (the
 /// distribution layer reports its end, or the loss of its node). Returns whether the
 /// monitor was still active.
@@ -373,18 +416,18 @@ pub(crate) fn remote_down(
 ) -> bool {
     let delivered = peek_live(watcher, |slot, s| {
         let s = s.as_mut()?;
-        let i = s.remote_downs.iter().position(|(rr, _)| *rr == r)?;
-        let (_, deliver) = s.remote_downs.swap_remove(i);
+        let i = s.remote_downs.iter().position(|d| d.monitor == r)?;
+        let remote = s.remote_downs.swap_remove(i);
         s.watching.remove(r)?;
         let down = Down {
             monitor: r,
             pid: target,
             reason,
-            by_name: None,
+            by_name: remote.by_name,
         };
         // SAFETY: `deliver` was installed by the watcher for its own message type; `send`
         // checks the serial.
-        unsafe { deliver(slot, watcher.serial(), down) };
+        unsafe { (remote.deliver)(slot, watcher.serial(), down) };
         Some(())
     });
     matches!(delivered, Some(Some(())))

@@ -11,6 +11,13 @@ use std::sync::OnceLock;
 use crate::values::exit::ExitReason;
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
+use crate::values::term::Atom;
+
+/// The target a monitor by `{Name, Node}` records until its `Down` names the process: an
+/// id of that node that no process has (number `u32::MAX`).
+pub(crate) fn by_name_target(node: u32) -> ProcessId {
+    ProcessId::from_parts(node, u32::MAX, 0, u32::MAX)
+}
 
 /// What the distribution layer does with signals for processes of other nodes. Each call
 /// is made on the signalling thread, after the local bookkeeping, and must not block.
@@ -24,6 +31,9 @@ pub(crate) trait RemoteSignals: Send + Sync {
     fn exit(&self, from: ProcessId, to: ProcessId, reason: &ExitReason, via_link: bool);
     /// `watcher` (local) monitors `target` (remote) under `r`.
     fn monitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef);
+    /// `watcher` (local) monitors whatever process holds `name` on node `node` under `r`
+    /// (its `watching` entry names the placeholder [`by_name_target`]`(node)`).
+    fn monitor_name(&self, watcher: ProcessId, node: u32, name: &Atom, r: MonitorRef);
     /// `watcher` (local) dropped its monitor `r` of `target` (remote), or ended.
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, r: MonitorRef);
 }

@@ -86,8 +86,9 @@ pub(crate) struct Extras {
     pub(crate) inbox: Option<Inbox>,
     /// How to deliver the `Down` of each monitor this process holds on a process of
     /// another node (the target's side lives on that node).
+    /// For a monitor by `{Name, Node}`, the name its `Down` carries.
     #[cfg(feature = "dist")]
-    pub(crate) remote_downs: Vec<(crate::values::monitor_ref::MonitorRef, DeliverDown)>,
+    pub(crate) remote_downs: Vec<RemoteDown>,
 }
 
 /// A process's message type, and the function that decodes a message from another node
@@ -97,6 +98,15 @@ pub(crate) struct Extras {
 pub(crate) struct Inbox {
     pub(crate) message_type: std::any::TypeId,
     pub(crate) decode: DecodeInto,
+}
+
+/// A monitor held on a process of another node: its reference, the conversion of its
+/// `Down`, and for a monitor by `{Name, Node}` the name the `Down` carries.
+#[cfg(feature = "dist")]
+pub(crate) struct RemoteDown {
+    pub(crate) monitor: crate::values::monitor_ref::MonitorRef,
+    pub(crate) deliver: DeliverDown,
+    pub(crate) by_name: Option<Box<crate::values::registered_name::RegisteredName>>,
 }
 
 /// See [`Inbox`].
