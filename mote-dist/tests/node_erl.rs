@@ -557,3 +557,83 @@ fn mote_monitors_erl_by_name() {
         );
     });
 }
+
+/// Malformed frames and terms from a raw socket (after a good handshake), and a handshake
+/// that stalls, close that connection only: the node goes on serving the others.
+#[test]
+fn bad_input_closes_that_connection_only() {
+    use mote_dist::handshake::{self, Cookie, HandshakeOptions, LocalNode};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    async fn closed(mut s: TcpStream) {
+        within("the node to close the connection", async {
+            let mut buf = [0u8; 1024];
+            while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
+        })
+        .await
+    }
+    fn frame(body: &[u8]) -> Vec<u8> {
+        let mut f = (body.len() as u32).to_be_bytes().to_vec();
+        f.extend_from_slice(body);
+        f
+    }
+
+    run(async {
+        let (node, _) = node().await;
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], node.port()));
+        let handshaken = |name: String| async move {
+            let me = LocalNode::new(name.parse().unwrap(), Cookie::new(COOKIE), 1);
+            let stream = TcpStream::connect(addr).await.unwrap();
+            handshake::connect(stream, &me, node.name(), &HandshakeOptions::default())
+                .await
+                .unwrap()
+                .0
+        };
+        // A handshake that stalls: connected, and silent.
+        let stalled = TcpStream::connect(addr).await.unwrap();
+        let bad_frames: Vec<Vec<u8>> = vec![
+            frame(&[1, 2, 3]),                            // not a pass-through frame
+            frame(&[112, 131, 104, 9]),                   // a truncated control term
+            frame(&[112, 131, 104, 2, 97, 2, 100, 0, 1]), // truncated atom
+            (u32::MAX - 1).to_be_bytes().to_vec(),        // a frame longer than any limit
+            frame(&[112, 131, 104, 1, 97, 99]),           // an unknown control op
+        ];
+        for (i, bad) in bad_frames.into_iter().enumerate() {
+            let mut s = handshaken(format!("{}@127.0.0.1", unique(&format!("raw{i}_")))).await;
+            s.write_all(&bad).await.unwrap();
+            closed(s).await;
+        }
+        // Meanwhile the node serves others: a good connection delivers a message.
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let inbox = mote::spawn(move |mut p: Process<WireTerm>| async move {
+            let _ = tx.send(p.recv().await);
+        });
+        let name = unique("inbox");
+        mote_dist::node::register(&name, inbox).unwrap();
+        let peer = format!("{}@127.0.0.1", unique("good"));
+        let mut s = handshaken(peer.clone()).await;
+        let me = mote_dist::etf::ErlPid {
+            node: mote_dist::etf::Atom::new(&peer).unwrap(),
+            id: 1,
+            serial: 0,
+            creation: 1,
+        };
+        let good = mote_dist::connection::FrameBuilder::new(
+            &mote_dist::connection::ControlMessage::RegSend {
+                from: me,
+                to_name: mote_dist::etf::Atom::new(&name).unwrap(),
+            },
+        )
+        .unwrap()
+        .payload_term(&WireTerm::atom("still_serving").unwrap())
+        .unwrap()
+        .finish()
+        .unwrap();
+        s.write_all(&good).await.unwrap();
+        let got = within("the good message", rx).await.unwrap();
+        assert_eq!(got, WireTerm::atom("still_serving").unwrap());
+        // The stalled handshake is given up after the handshake timeout (7 s).
+        closed(stalled).await;
+    });
+}
