@@ -13,8 +13,9 @@ mod common;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{erl, erl_or_skip, unique};
+use common::{erl, erl_or_skip, unique, within};
 use mote::server::{self, Context, Next, ReplyTo, Server};
+use mote_dist::connection::{ControlMessage, FrameBuilder};
 use mote_dist::etf::{Atom, ErlPid, WireTerm};
 use mote_dist::node::{Node, NodeOptions, RemoteCallError};
 use serde::Deserialize;
@@ -97,7 +98,7 @@ impl Server for Counter {
 /// Erlang calls two served mote servers: by name, by pid; a request that does not decode
 /// times out and leaves the server serving; a slow call to one server does not hold up a
 /// call to the other on the same connection; a reply after the caller's timeout does not
-/// reach its mailbox (it goes through the caller's alias).
+/// reach its mailbox.
 #[test]
 fn erl_calls_a_served_mote_server() {
     if !erl_or_skip("erl_calls_a_served_mote_server") {
@@ -372,5 +373,76 @@ fn erl_rpc_calls_registered_functions() {
         assert_eq!(erl.expect("timeout").await, "{badrpc,timeout}");
         assert_eq!(erl.expect("spawn").await, "error notsup");
         assert_eq!(erl.expect("after").await, "15");
+    });
+}
+
+/// The reply's route, seen on the wire by a node made of this crate's parts (runs without
+/// erl): a call tagged `[alias | Ref]` (OTP 24+) is answered through the alias
+/// (ALIAS_SEND), so the caller's node drops a reply that comes after the caller gave up;
+/// a plain reference tag is answered by a send to the caller's pid. Both echo the tag.
+#[test]
+fn served_replies_go_through_the_callers_alias() {
+    run(async {
+        let (node, epmd_port) = node().await;
+        let name = unique("alias_counter");
+        let c = server::start(Counter(1)).await.unwrap();
+        mote_dist::node::serve(&name, c).unwrap();
+        let mut peer = common::TestNode::start(
+            &format!("{}@127.0.0.1", unique("raw")),
+            COOKIE,
+            *epmd_port,
+            false,
+        )
+        .await;
+        let mote_name: mote_dist::handshake::NodeName = node.name().as_str().parse().unwrap();
+        let to_mote = within("connecting to the mote node", peer.connect(&mote_name))
+            .await
+            .unwrap();
+        let caller = peer.pid(7);
+        let reference = peer.reference(&[1, 2, 3]);
+        let alias_tag = WireTerm::ImproperList(
+            vec![WireTerm::atom("alias").unwrap()],
+            Box::new(WireTerm::Ref(reference.clone())),
+        );
+        let plain_tag = WireTerm::Ref(peer.reference(&[4, 5, 6]));
+        for tag in [alias_tag.clone(), plain_tag.clone()] {
+            let call = WireTerm::Tuple(vec![
+                WireTerm::atom("$gen_call").unwrap(),
+                WireTerm::Tuple(vec![WireTerm::Pid(caller.clone()), tag]),
+                WireTerm::atom("get").unwrap(),
+            ]);
+            let frame = FrameBuilder::new(&ControlMessage::RegSend {
+                from: caller.clone(),
+                to_name: atom(&name),
+            })
+            .unwrap()
+            .payload_term(&call)
+            .unwrap()
+            .finish()
+            .unwrap();
+            to_mote.send(frame).await.unwrap();
+        }
+        // Each call's reply is sent by a task of its own: they may come in either order.
+        let (_, first) = peer.next_message().await;
+        let (_, second) = peer.next_message().await;
+        let (by_alias, by_pid) = match first.control {
+            ControlMessage::AliasSend { .. } => (first, second),
+            _ => (second, first),
+        };
+        match &by_alias.control {
+            ControlMessage::AliasSend { from, alias } => {
+                assert_eq!(alias, &reference);
+                assert_eq!(from, &mote_dist::node_table::to_wire(c.id()));
+            }
+            other => panic!("an [alias | Ref] call answered with {other:?}"),
+        }
+        let reply = by_alias.payload_term(&Default::default()).unwrap();
+        assert_eq!(reply, WireTerm::Tuple(vec![alias_tag, WireTerm::Int(1)]));
+        match &by_pid.control {
+            ControlMessage::SendSender { to, .. } => assert_eq!(to, &caller),
+            other => panic!("a plain-tag call answered with {other:?}"),
+        }
+        let reply = by_pid.payload_term(&Default::default()).unwrap();
+        assert_eq!(reply, WireTerm::Tuple(vec![plain_tag, WireTerm::Int(1)]));
     });
 }

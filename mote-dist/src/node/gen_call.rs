@@ -9,6 +9,8 @@
 //!   tag echoed exactly as received: through the caller's alias (ALIAS_SEND) when the tag
 //!   is OTP 24's `[alias | Ref]`, so a reply that comes after the caller gave up is dropped
 //!   by the caller's node instead of left in its mailbox, else by a plain send to `From`.
+//!   Each call waits for its reply in a task of its own, so the replies to two calls
+//!   outstanding at once (`gen_server:send_request`) may leave in either order.
 //! * **Out of mote.** [`Node::call`] (by `{Name, Node}`) and [`Node::call_pid`] (by pid) call
 //!   an Erlang `gen_server` (or a served mote server on another node). The caller's `From`
 //!   is a pid of this node that no mote process can have (a process number beyond the
