@@ -12,6 +12,10 @@ use crate::node_table;
 impl Shared {
     /// Handles one message from `peer`.
     pub(crate) fn handle(&self, peer: &Atom, sender: &DistSender, msg: DistMessage) {
+        // Calls, their replies, rpc and spawn requests (node/gen_call.rs, node/rpc.rs).
+        if self.intercept(peer, sender, &msg) {
+            return;
+        }
         match &msg.control {
             ControlMessage::Send { to }
             | ControlMessage::SendSender { to, .. }

@@ -12,6 +12,11 @@
 //!   type it accepts ([`register`] under a name, or `mote::dist::expose`); a remote pid
 //!   arrives inside a message (any `Pid<M>` field of a message type).
 //! * [`Node::send_named`] sends to `{Name, Node}`; `net_adm:ping` from Erlang gets `pong`.
+//! * `gen_server` calls both ways: [`serve`] makes a mote server answer
+//!   `gen_server:call` from other nodes, [`Node::call`] and [`Node::call_pid`] call a
+//!   `gen_server` of another node.
+//! * `rpc:call` (and `erpc:call`, `rpc:block_call`) from Erlang reaches the functions
+//!   registered with [`register_fn`].
 //!
 //! One node per OS process, as one BEAM VM is one node.
 //!
@@ -34,8 +39,10 @@
 //! ```
 
 mod connections;
+mod gen_call;
 mod incoming;
 mod options;
+mod rpc;
 mod signals;
 mod terms;
 mod transport;
@@ -46,7 +53,9 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+pub use gen_call::{serve, RemoteCallError};
 pub use options::{NodeError, NodeOptions};
+pub use rpc::register_fn;
 pub use watch::{NodeDown, NodeEvent};
 
 use crate::connection::{ControlMessage, FrameBuilder};

@@ -283,7 +283,7 @@ impl Shared {
 
     /// Names the node answers itself (see `incoming.rs`).
     pub(crate) fn is_service(name: &Atom) -> bool {
-        name.as_str() == "net_kernel"
+        matches!(name.as_str(), "net_kernel" | "rex")
     }
 
     fn unlink_in(&self, peer: &Atom, local: ProcessId, remote: ProcessId) {
