@@ -75,7 +75,7 @@ pub fn run() -> Vec<String> {
             .await
             .expect("the mote node starts");
         let counter = server::start(Counter(0)).await.expect("the server starts");
-        mote_dist::node::serve("counter", counter.clone()).expect("the name is free");
+        mote_dist::node::serve("counter", counter).expect("the name is free");
 
         let erl = tokio::process::Command::new("erl")
             .env("ERL_EPMD_PORT", epmd.to_string())
