@@ -637,3 +637,52 @@ fn bad_input_closes_that_connection_only() {
         closed(stalled).await;
     });
 }
+
+/// Erlang spawns registered mote functions: `spawn/4` gets a mote pid that works, and
+/// `spawn_link/4` links the new process to the caller before it runs (its end reaches the
+/// trapping caller with its reason).
+#[test]
+fn erl_spawns_registered_mote_functions() {
+    if !erl_or_skip("erl_spawns_registered_mote_functions") {
+        return;
+    }
+    run(async {
+        let (node, epmd_port) = node().await;
+        mote_dist::node::register_spawn(
+            "mote_worker",
+            "greet",
+            |(to, n): (Pid<WireTerm>, i64), p: Process<WireTerm>| async move {
+                let me = WireTerm::Pid(mote_dist::node_table::to_wire(p.id()));
+                to.send(WireTerm::Tuple(vec![
+                    WireTerm::atom("hello").unwrap(),
+                    me,
+                    WireTerm::Int(n * 2),
+                ]));
+            },
+        )
+        .unwrap();
+        mote_dist::node::register_spawn(
+            "mote_worker",
+            "crash",
+            |(): (), p: Process<()>| async move {
+                p.exit(mote::ExitReason::shutdown_with(mote::Term::atom("spawned")))
+            },
+        )
+        .unwrap();
+        let erl_name = format!("{}@127.0.0.1", unique("erl"));
+        let eval = format!(
+            "Mote = '{mote}', process_flag(trap_exit, true), \
+             P = spawn(Mote, mote_worker, greet, [self(), 21]), \
+             receive {{hello, P, N}} -> io:format(\"greeted ~p ~p~n\", [node(P) =:= Mote, N]) \
+               after 30000 -> exit(no_greeting) end, \
+             L = spawn_link(Mote, mote_worker, crash, []), \
+             receive {{'EXIT', L, Why}} -> io:format(\"linked_exit ~p~n\", [Why]) \
+               after 30000 -> exit(no_exit) end, \
+             halt().",
+            mote = node.name()
+        );
+        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
+        assert_eq!(erl.expect("greeted").await, "true 42");
+        assert_eq!(erl.expect("linked_exit").await, "{shutdown,spawned}");
+    });
+}

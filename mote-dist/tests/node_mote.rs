@@ -56,12 +56,35 @@ fn child_node() {
             }
         });
         mote_dist::node::register("factory", factory).unwrap();
+        // Functions other nodes may spawn here.
+        mote_dist::node::register_spawn(
+            "remote",
+            "worker",
+            |(_,): (u8,), w: Process<WorkerCmd>| worker_body(w),
+        )
+        .unwrap();
+        mote_dist::node::register_spawn(
+            "remote",
+            "hello",
+            |(to,): (Pid<ToParent>,), w: Process<WorkerCmd>| async move {
+                to.send(ToParent::Worker(w.pid()));
+                worker_body(w).await
+            },
+        )
+        .unwrap();
         // The child dials the parent: a send by name to a node not connected yet.
         node.send_named("inbox", &parent, &"hello from the child".to_string());
         println!("child_ready");
         mote::sleep(WAIT).await;
     })
     .unwrap_or_else(|e| panic!("child run failed: {e:?}"));
+}
+
+/// A worker: ends with the reason it is told.
+async fn worker_body(mut w: Process<WorkerCmd>) {
+    if let Some(WorkerCmd::ExitWith(reason)) = w.recv_timeout(WAIT).await {
+        w.exit(reason_named(&reason))
+    }
 }
 
 /// What a worker on the child node is told.
@@ -231,6 +254,53 @@ async fn semantics_across_nodes(
         ToParent::Down(d) => assert_eq!((d.monitor, d.reason), (m, mote::ExitReason::Killed)),
         other => panic!("case 6: got {other:?}"),
     }
+
+    // 8. Remote spawn: synchronous (a pid back), linked before it runs, refused for an
+    //    unknown function; asynchronous spawns report through their own messages.
+    let w: Pid<WorkerCmd> = node
+        .spawn(child, "remote", "worker", &(0u8,))
+        .await
+        .unwrap();
+    assert!(!w.id().is_local());
+    let m = p.monitor(w);
+    w.send(WorkerCmd::ExitWith("shutdown_x".into()));
+    match next(p).await {
+        ToParent::Down(d) => assert_eq!((d.monitor, d.reason), (m, reason_named("shutdown_x"))),
+        other => panic!("case 8: got {other:?}"),
+    }
+    let opts = mote_dist::node::RemoteSpawn::new().link();
+    let w: Pid<WorkerCmd> = node
+        .spawn_with(child, "remote", "worker", &(0u8,), opts)
+        .await
+        .unwrap();
+    w.send(WorkerCmd::ExitWith("boom".into()));
+    match next(p).await {
+        ToParent::Exit(e) => assert_eq!((e.from, e.reason), (w.id(), reason_named("boom"))),
+        other => panic!("case 8 (link): got {other:?}"),
+    }
+    let refused = node
+        .spawn::<_, WorkerCmd>(child, "remote", "no_such_fn", &(0u8,))
+        .await;
+    assert!(matches!(refused, Err(mote_dist::node::SpawnError::Refused(r)) if r == "notsup"));
+    let bad_args = node
+        .spawn::<_, WorkerCmd>(child, "remote", "worker", &("x", 1))
+        .await;
+    assert!(matches!(bad_args, Err(mote_dist::node::SpawnError::Refused(r)) if r == "badarg"));
+    for _ in 0..10 {
+        node.spawn_async(child, "remote", "hello", &(p.pid(),))
+            .unwrap();
+    }
+    let mut spawned = std::collections::HashSet::new();
+    for _ in 0..10 {
+        match next(p).await {
+            ToParent::Worker(w) => {
+                spawned.insert(w);
+                w.send(WorkerCmd::ExitWith("normal".into()));
+            }
+            other => panic!("case 8 (async): got {other:?}"),
+        }
+    }
+    assert_eq!(spawned.len(), 10);
 
     // 7. A demonitored remote process's end sends nothing.
     worker(p);

@@ -285,7 +285,10 @@ impl Shared {
         let error = loop {
             match receiver.recv().await {
                 Ok(msg) => {
-                    if !self.handle_signal(&peer, &msg) {
+                    let taken = self.handle_signal(&peer, &msg)
+                        || self.spawn_registered(&peer, &sender, &msg)
+                        || self.spawn_reply(&peer, &msg);
+                    if !taken {
                         self.handle(&peer, &sender, msg)
                     }
                 }

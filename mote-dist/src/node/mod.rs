@@ -44,6 +44,7 @@ mod incoming;
 mod options;
 mod rpc;
 mod signals;
+mod spawn;
 mod terms;
 mod transport;
 mod watch;
@@ -56,6 +57,7 @@ use serde::Serialize;
 pub use gen_call::{serve, RemoteCallError};
 pub use options::{NodeError, NodeOptions};
 pub use rpc::register_fn;
+pub use spawn::{register_spawn, RemoteSpawn, SpawnError};
 pub use watch::{NodeDown, NodeEvent};
 
 use crate::connection::{ControlMessage, FrameBuilder};

@@ -9,7 +9,8 @@
 //!   the function and ends the call as `execute_call` ends its process: with the exit reason
 //!   `{Res, return, Value}` (or `{Res, error, Reason, Stack}`), sent as the monitor's DOWN
 //!   (PAYLOAD_MONITOR_P_EXIT, the monitor's reference being the request id). A spawn of any
-//!   other function is answered with the error `notsup` (remote spawn is not served):
+//!   other function not registered for spawning (`register_spawn`) is answered with the
+//!   error `notsup`:
 //!   Erlang's caller sees `{badrpc, notsup}` or `{erpc, notsup}`.
 //! * **rex** (the registered `rpc` server): `{'$gen_call', From, {call | block_call, M, F,
 //!   A, GroupLeader}}` from `rpc:block_call`, answered `{Tag, Result}`; `{From, {call, M, F,

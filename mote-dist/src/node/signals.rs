@@ -305,7 +305,12 @@ impl Shared {
         mote::dist::exit_from_remote(local, remote, reason, via_link);
     }
 
-    fn monitor_in(
+    /// Records a link made here on a peer's behalf (a spawn with `link`).
+    pub(crate) fn note_link(&self, peer: &Atom, local: ProcessId, remote: ProcessId) {
+        self.relations(peer, |r| r.links.insert((local, remote)));
+    }
+
+    pub(crate) fn monitor_in(
         self: &Arc<Self>,
         peer: &Atom,
         from: crate::etf::ErlPid,
