@@ -59,6 +59,26 @@ pub async fn dial(
     epmd: &EpmdClient,
     opts: &HandshakeOptions,
 ) -> Result<(TcpStream, PeerNode), DialError> {
+    let stream = dial_tcp(peer, epmd, opts).await?;
+    Ok(connect(stream, local, peer, opts).await?)
+}
+
+/// The first half of [`dial`]: the EPMD lookup and the TCP connection (no handshake), for
+/// a caller that puts something between the socket and the handshake (TLS).
+///
+/// ```no_run
+/// use mote_dist::epmd::EpmdClient;
+/// use mote_dist::handshake::{dial_tcp, HandshakeOptions};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let socket = dial_tcp(&"erl@127.0.0.1".parse()?, &EpmdClient::local(), &HandshakeOptions::default()).await?;
+/// # let _ = socket; Ok(()) }
+/// ```
+pub async fn dial_tcp(
+    peer: &NodeName,
+    epmd: &EpmdClient,
+    opts: &HandshakeOptions,
+) -> Result<TcpStream, DialError> {
     let entry = epmd
         .port_please(peer.alive())
         .await
@@ -76,5 +96,5 @@ pub async fn dial(
         .map_err(|_| connect_err(std::io::ErrorKind::TimedOut.into()))?
         .map_err(connect_err)?;
     stream.set_nodelay(true).map_err(connect_err)?;
-    Ok(connect(stream, local, peer, opts).await?)
+    Ok(stream)
 }

@@ -41,20 +41,40 @@ pub(crate) struct ChallengeReply {
 
 pub(crate) async fn write_msg<S: AsyncWrite + Unpin>(
     s: &mut S,
+    four_byte_lengths: bool,
     body: &[u8],
 ) -> Result<(), HandshakeError> {
-    let len = u16::try_from(body.len())
-        .map_err(|_| HandshakeError::Protocol("handshake message over 65535 bytes".into()))?;
-    let mut out = Vec::with_capacity(body.len() + 2);
-    out.extend_from_slice(&len.to_be_bytes());
+    let mut out = Vec::with_capacity(body.len() + 4);
+    if four_byte_lengths {
+        let len = u32::try_from(body.len())
+            .map_err(|_| HandshakeError::Protocol("handshake message too long".into()))?;
+        out.extend_from_slice(&len.to_be_bytes());
+    } else {
+        let len = u16::try_from(body.len())
+            .map_err(|_| HandshakeError::Protocol("handshake message over 65535 bytes".into()))?;
+        out.extend_from_slice(&len.to_be_bytes());
+    }
     out.extend_from_slice(body);
     s.write_all(&out).await?;
     s.flush().await?;
     Ok(())
 }
 
-pub(crate) async fn read_msg<S: AsyncRead + Unpin>(s: &mut S) -> Result<Vec<u8>, HandshakeError> {
-    let len = usize::from(s.read_u16().await?);
+pub(crate) async fn read_msg<S: AsyncRead + Unpin>(
+    s: &mut S,
+    four_byte_lengths: bool,
+) -> Result<Vec<u8>, HandshakeError> {
+    let len = if four_byte_lengths {
+        s.read_u32().await? as usize
+    } else {
+        usize::from(s.read_u16().await?)
+    };
+    // A handshake message is a name and a few numbers: anything long is not one.
+    if len > 65_535 {
+        return Err(HandshakeError::Protocol(format!(
+            "handshake message of {len} bytes"
+        )));
+    }
     let mut body = vec![0u8; len];
     s.read_exact(&mut body).await?;
     if body.is_empty() {

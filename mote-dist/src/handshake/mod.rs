@@ -32,7 +32,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use cookie::{Cookie, CookieError};
-pub use dial::{dial, DialError};
+pub use dial::{dial, dial_tcp, DialError};
 pub use flags::DistFlags;
 pub use node_name::{BadNodeName, NodeName};
 
@@ -207,6 +207,10 @@ pub struct HandshakeOptions {
     pub timeout: Duration,
     /// The connection manager's decisions.
     pub hooks: Arc<dyn HandshakeHooks>,
+    /// Handshake messages with 4-byte lengths instead of 2-byte ones, as Erlang's TLS
+    /// distribution (`inet_tls`, a `{packet, 4}` socket throughout) frames them. Default
+    /// `false` (plain TCP).
+    pub tls_framing: bool,
 }
 
 impl Default for HandshakeOptions {
@@ -214,6 +218,7 @@ impl Default for HandshakeOptions {
         HandshakeOptions {
             timeout: Duration::from_secs(7),
             hooks: Arc::new(DefaultHooks),
+            tls_framing: false,
         }
     }
 }
@@ -330,15 +335,15 @@ async fn initiate<S: AsyncRead + AsyncWrite + Unpin>(
         creation: local.creation,
         name: local.name.clone(),
     };
-    messages::write_msg(s, &send_name.encode()).await?;
+    messages::write_msg(s, opts.tls_framing, &send_name.encode()).await?;
 
-    let status = messages::decode_status(&messages::read_msg(s).await?)?;
+    let status = messages::decode_status(&messages::read_msg(s, opts.tls_framing).await?)?;
     match status.as_str() {
         "ok" | "ok_simultaneous" => {}
         "alive" => {
             let go_on = opts.hooks.replace_alive(expected);
             let answer = if go_on { "true" } else { "false" };
-            messages::write_msg(s, &messages::encode_status(answer)).await?;
+            messages::write_msg(s, opts.tls_framing, &messages::encode_status(answer)).await?;
             if !go_on {
                 return Err(HandshakeError::Refused { status });
             }
@@ -346,7 +351,7 @@ async fn initiate<S: AsyncRead + AsyncWrite + Unpin>(
         _ => return Err(HandshakeError::Refused { status }),
     }
 
-    let challenge = Challenge::decode(&messages::read_msg(s).await?)?;
+    let challenge = Challenge::decode(&messages::read_msg(s, opts.tls_framing).await?)?;
     if challenge.name != *expected {
         return Err(HandshakeError::WrongNode {
             expected: expected.to_string(),
@@ -360,9 +365,9 @@ async fn initiate<S: AsyncRead + AsyncWrite + Unpin>(
         challenge: my_challenge,
         digest: local.cookie.digest(challenge.challenge),
     };
-    messages::write_msg(s, &reply.encode()).await?;
+    messages::write_msg(s, opts.tls_framing, &reply.encode()).await?;
 
-    let ack = match messages::read_msg(s).await {
+    let ack = match messages::read_msg(s, opts.tls_framing).await {
         Ok(ack) => messages::decode_ack(&ack)?,
         // The acceptor closes without an ack when our digest is wrong.
         Err(HandshakeError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -404,14 +409,19 @@ async fn respond<S: AsyncRead + AsyncWrite + Unpin>(
     local: &LocalNode,
     opts: &HandshakeOptions,
 ) -> Result<PeerNode, HandshakeError> {
-    let send_name = SendName::decode(&messages::read_msg(s).await?)?;
+    let send_name = SendName::decode(&messages::read_msg(s, opts.tls_framing).await?)?;
     if let Err(e) = check_flags(&send_name.name, send_name.flags) {
-        messages::write_msg(s, &messages::encode_status("not_allowed")).await?;
+        messages::write_msg(s, opts.tls_framing, &messages::encode_status("not_allowed")).await?;
         return Err(e);
     }
 
     let admission = opts.hooks.admit(&send_name.name, send_name.flags);
-    messages::write_msg(s, &messages::encode_status(admission.status())).await?;
+    messages::write_msg(
+        s,
+        opts.tls_framing,
+        &messages::encode_status(admission.status()),
+    )
+    .await?;
     match admission {
         Admission::Ok | Admission::OkSimultaneous => {}
         Admission::Nok | Admission::NotAllowed => {
@@ -420,7 +430,7 @@ async fn respond<S: AsyncRead + AsyncWrite + Unpin>(
             })
         }
         Admission::Alive => {
-            let answer = messages::decode_status(&messages::read_msg(s).await?)?;
+            let answer = messages::decode_status(&messages::read_msg(s, opts.tls_framing).await?)?;
             if answer != "true" {
                 return Err(HandshakeError::Refused {
                     status: format!("alive, answered {answer}"),
@@ -436,9 +446,9 @@ async fn respond<S: AsyncRead + AsyncWrite + Unpin>(
         creation: local.creation,
         name: local.name.clone(),
     };
-    messages::write_msg(s, &challenge.encode()).await?;
+    messages::write_msg(s, opts.tls_framing, &challenge.encode()).await?;
 
-    let reply = ChallengeReply::decode(&messages::read_msg(s).await?)?;
+    let reply = ChallengeReply::decode(&messages::read_msg(s, opts.tls_framing).await?)?;
     if reply.digest != local.cookie.digest(my_challenge) {
         tracing::warn!(peer = %send_name.name, "connection attempt with a wrong cookie refused");
         return Err(HandshakeError::BadCookie {
@@ -447,6 +457,7 @@ async fn respond<S: AsyncRead + AsyncWrite + Unpin>(
     }
     messages::write_msg(
         s,
+        opts.tls_framing,
         &messages::encode_ack(&local.cookie.digest(reply.challenge)),
     )
     .await?;

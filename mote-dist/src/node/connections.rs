@@ -25,6 +25,12 @@ use crate::handshake::{
 };
 use crate::serde::Options;
 
+/// A dialled connection, before the connected phase.
+enum Stream {
+    Tcp(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
 /// One peer's connection state.
 enum Conn {
     /// A dial is under way: what to send once it is up, and who waits for the outcome.
@@ -56,6 +62,8 @@ pub(crate) struct Shared {
     pub(crate) nodes_watchers: Mutex<super::watch::NodesWatchers>,
     /// The runtime the node was started in: dials start there, whatever thread sends.
     pub(crate) runtime: tokio::runtime::Handle,
+    /// TLS settings: every connection is a TLS session when set.
+    tls: Option<super::TlsConfig>,
     /// Held for the node's life: dropping it would unregister the node from EPMD.
     _registration: Mutex<Registration>,
     _epmd_server: Option<EpmdServer>,
@@ -93,6 +101,7 @@ impl Shared {
         conn_options: ConnectionOptions,
         registration: Registration,
         epmd_server: Option<EpmdServer>,
+        tls: Option<super::TlsConfig>,
     ) -> Arc<Shared> {
         Arc::new_cyclic(|weak| Shared {
             local,
@@ -111,6 +120,7 @@ impl Shared {
             node_watchers: Mutex::new(Default::default()),
             nodes_watchers: Mutex::new(Vec::new()),
             runtime: tokio::runtime::Handle::current(),
+            tls,
             _registration: Mutex::new(registration),
             _epmd_server: epmd_server,
         })
@@ -197,14 +207,19 @@ impl Shared {
         let result = match peer.as_str().parse::<NodeName>() {
             Ok(name) => {
                 let epmd = EpmdClient::for_host(name.host()).with_port(self.epmd_port);
-                handshake::dial(&self.local, &name, &epmd, &self.handshake)
-                    .await
-                    .map_err(|e| e.to_string())
+                match &self.tls {
+                    None => handshake::dial(&self.local, &name, &epmd, &self.handshake)
+                        .await
+                        .map(|(stream, info)| (Stream::Tcp(stream), info))
+                        .map_err(|e| e.to_string()),
+                    Some(tls) => self.dial_tls(tls, &name, &epmd).await,
+                }
             }
             Err(e) => Err(e.to_string()),
         };
         match result {
-            Ok((stream, info)) => self.serve(stream, info),
+            Ok((Stream::Tcp(stream), info)) => self.serve(stream, info),
+            Ok((Stream::Tls(stream), info)) => self.serve_stream(*stream, info),
             Err(e) => {
                 // Erlang drops what was queued for a node it cannot reach. An incoming
                 // connection that won a simultaneous attempt has already replaced the
@@ -237,20 +252,86 @@ impl Shared {
             };
             let shared = self.clone();
             tokio::spawn(async move {
-                match handshake::accept(stream, &shared.local, &shared.handshake).await {
-                    Ok((stream, peer)) => shared.serve(stream, peer),
+                let Some(tls) = shared.tls.clone() else {
+                    match handshake::accept(stream, &shared.local, &shared.handshake).await {
+                        Ok((stream, peer)) => shared.serve(stream, peer),
+                        Err(e) => tracing::info!(%addr, "incoming handshake failed: {e}"),
+                    }
+                    return;
+                };
+                let _ = stream.set_nodelay(true);
+                let session =
+                    tokio::time::timeout(shared.handshake.timeout, tls.acceptor.accept(stream))
+                        .await;
+                let stream = match session {
+                    Ok(Ok(stream)) => stream,
+                    Ok(Err(e)) => return tracing::info!(%addr, "incoming TLS session refused: {e}"),
+                    Err(_) => return tracing::info!(%addr, "incoming TLS session timed out"),
+                };
+                let opts = HandshakeOptions {
+                    tls_framing: true,
+                    ..shared.handshake.clone()
+                };
+                match handshake::accept(stream, &shared.local, &opts).await {
+                    Ok((stream, peer)) => shared.serve_stream(stream, peer),
                     Err(e) => tracing::info!(%addr, "incoming handshake failed: {e}"),
                 }
             });
         }
     }
 
-    /// Starts the connected phase with `peer`: flushes what was queued, marks it `Up`,
-    /// and receives from it until it closes.
+    /// Dials `name` over TLS: EPMD, TCP, the TLS session (the peer's certificate checked
+    /// against its host), then the handshake inside it.
+    async fn dial_tls(
+        &self,
+        tls: &super::TlsConfig,
+        name: &NodeName,
+        epmd: &EpmdClient,
+    ) -> Result<(Stream, PeerNode), String> {
+        let tcp = handshake::dial_tcp(name, epmd, &self.handshake)
+            .await
+            .map_err(|e| e.to_string())?;
+        let server = rustls_pki_types::ServerName::try_from(name.host().to_owned())
+            .map_err(|e| format!("{}: {e}", name.host()))?;
+        let stream =
+            tokio::time::timeout(self.handshake.timeout, tls.connector.connect(server, tcp))
+                .await
+                .map_err(|_| "TLS session timed out".to_string())?
+                .map_err(|e| format!("TLS session refused: {e}"))?;
+        let opts = HandshakeOptions {
+            tls_framing: true,
+            ..self.handshake.clone()
+        };
+        let (stream, info) = handshake::connect(stream, &self.local, name, &opts)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((Stream::Tls(Box::new(stream)), info))
+    }
+
+    /// Starts the connected phase with `peer` on a plain TCP connection (written from
+    /// the sender's thread).
     fn serve(self: Arc<Self>, stream: TcpStream, peer: PeerNode) {
         let _ = stream.set_nodelay(true);
         let (sender, receiver) =
             connection::start_tcp(stream, peer.clone(), self.conn_options.clone());
+        self.up(sender, receiver, peer);
+    }
+
+    /// Starts the connected phase with `peer` on any stream (a TLS session).
+    fn serve_stream<S>(self: Arc<Self>, stream: S, peer: PeerNode)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
+        let (sender, receiver) = connection::start(stream, peer.clone(), self.conn_options.clone());
+        self.up(sender, receiver, peer);
+    }
+
+    /// Flushes what was queued for `peer`, marks it `Up`, and receives from it until it
+    /// closes.
+    fn up<R>(self: Arc<Self>, sender: DistSender, receiver: DistReceiver<R>, peer: PeerNode)
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let name = peer.name.atom().clone();
         let old = self.conns.lock().insert(
@@ -275,9 +356,9 @@ impl Shared {
         tokio::spawn(self.receive_loop(receiver, name, sender, id));
     }
 
-    async fn receive_loop(
+    async fn receive_loop<R: tokio::io::AsyncRead + Unpin>(
         self: Arc<Self>,
-        mut receiver: DistReceiver<tokio::net::tcp::OwnedReadHalf>,
+        mut receiver: DistReceiver<R>,
         peer: Atom,
         sender: DistSender,
         id: u64,

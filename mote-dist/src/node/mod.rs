@@ -46,6 +46,7 @@ mod rpc;
 mod signals;
 mod spawn;
 mod terms;
+mod tls;
 mod transport;
 mod watch;
 
@@ -58,6 +59,7 @@ pub use gen_call::{serve, RemoteCallError};
 pub use options::{NodeError, NodeOptions};
 pub use rpc::register_fn;
 pub use spawn::{register_spawn, RemoteSpawn, SpawnError};
+pub use tls::{TlsConfig, TlsError};
 pub use watch::{NodeDown, NodeEvent};
 
 use crate::connection::{ControlMessage, FrameBuilder};

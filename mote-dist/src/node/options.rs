@@ -39,6 +39,7 @@ pub struct NodeOptions {
     listen: IpAddr,
     tick_time: Duration,
     handshake_timeout: Duration,
+    tls: Option<super::TlsConfig>,
 }
 
 /// Why a node did not start.
@@ -89,6 +90,7 @@ impl NodeOptions {
             listen: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
             tick_time: Duration::from_secs(60),
             handshake_timeout: Duration::from_secs(7),
+            tls: None,
         }
     }
 
@@ -162,6 +164,20 @@ impl NodeOptions {
         self
     }
 
+    /// Distribution over TLS (Erlang's `-proto_dist inet_tls`): every connection, made or
+    /// accepted, is a TLS session in which both nodes present certificates signed by the
+    /// CA of `tls`. A node with TLS talks only to nodes with TLS, as Erlang's do.
+    ///
+    /// ```no_run
+    /// # fn demo(tls: mote_dist::node::TlsConfig) {
+    /// let o = mote_dist::node::NodeOptions::new("a@127.0.0.1").tls(tls);
+    /// # let _ = o; }
+    /// ```
+    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
     /// Starts the node. Must be called inside a tokio runtime that outlives the node (the
     /// runtime of `mote::run` or `mote::run_async` when called from a process): its
     /// listener and connections are tasks of that runtime.
@@ -221,6 +237,7 @@ impl NodeOptions {
             },
             registration,
             epmd_server,
+            self.tls,
         );
         mote::dist::install(Arc::new(NodeTransport {
             shared: shared.clone(),
