@@ -305,11 +305,23 @@ fn term(erl: &str) -> mote::Term {
 /// with Erlang's exit reasons (`{shutdown, T}` included) kept across the wire, and
 /// monitors by pid and by `{Name, Node}`.
 #[test]
-fn links_and_monitors_cross_both_ways() {
-    if !erl_or_skip("links_and_monitors_cross_both_ways") {
+fn links_and_monitors_cross_both_ways_published() {
+    if !erl_or_skip("links_and_monitors_cross_both_ways_published") {
         return;
     }
-    run(async {
+    run(links_and_monitors(false));
+}
+
+#[test]
+fn links_and_monitors_cross_both_ways_hidden() {
+    if !erl_or_skip("links_and_monitors_cross_both_ways_hidden") {
+        return;
+    }
+    run(links_and_monitors(true));
+}
+
+async fn links_and_monitors(hidden: bool) {
+    {
         let (node, epmd_port) = node().await;
         let names: Vec<String> = (0..5).map(|_| unique("agent")).collect();
         let _a1 = agent(&names[0]);
@@ -349,7 +361,8 @@ fn links_and_monitors_cross_both_ways() {
                 .collect::<Vec<_>>()
                 .join(", "),
         );
-        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
+        let extra: &[&str] = if hidden { &["-hidden"] } else { &[] };
+        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, extra, &eval);
         // mote links to Erlang and ends with {shutdown, bye}: Erlang traps that reason.
         assert_eq!(erl.expect("a1").await, "true {shutdown,bye}");
         // Erlang links to a mote process and ends with boom: the trapping agent sees it.
@@ -373,7 +386,7 @@ fn links_and_monitors_cross_both_ways() {
         assert_eq!(erl.expect("a4").await, "{shutdown,x}");
         assert_eq!(erl.expect("a5").await, "true killed_by_test");
         assert_eq!(erl.expect("a6").await, "noproc");
-    });
+    }
 }
 
 /// When the connection to a node is lost, every link and monitor across it fires with
