@@ -56,14 +56,16 @@ fn tree_pid(tab: &Tab, name: &str) -> Option<String> {
 }
 
 /// Clicks the element `selector` finds. The page redraws what changed once a second, so
-/// an element found may be replaced before the click lands: then it is found again.
+/// an element found by one call may be replaced before a click sent by another lands (on
+/// a loaded machine, every time): the click is made inside the page, in the same script
+/// that finds the element, and tried again until an element was there to click.
 fn click(tab: &Tab, selector: &str) {
+    let script = format!(
+        "(() => {{ const e = document.querySelector({}); if (!e) return null; e.click(); return 'clicked'; }})()",
+        serde_json::to_string(selector).expect("a string")
+    );
     eventually(&format!("a click on {selector}"), || {
-        tab.wait_for_element(selector)
-            .ok()?
-            .click()
-            .ok()
-            .map(|_| ())
+        (text(tab, &script).as_deref() == Some("clicked")).then_some(())
     });
 }
 
