@@ -46,6 +46,9 @@ const ERLANG: &str = r#"
     7 = gen_server:call({counter, Mote}, {add, 2}),
     io:format("erlang: counter is ~p~n", [gen_server:call({counter, Mote}, get)]),
     Ref = monitor(process, {counter, Mote}),
+    %% A call after the monitor travels behind it on the one connection, so once it is
+    %% answered the monitor is in place on the mote node.
+    7 = gen_server:call({counter, Mote}, get),
     io:format("erlang: monitoring~n"),
     receive {'DOWN', Ref, process, Who, Why} ->
         io:format("erlang: DOWN ~p ~p~n", [Who, Why])
