@@ -243,16 +243,17 @@ fn mote_calls_an_erlang_gen_server() {
             "the late reply was not taken for this one"
         );
 
-        // Nobody holds the name: no reply (until remote monitors give noproc).
+        // Nobody holds the name: the call's monitor says `noproc` long before the timeout.
+        let started = std::time::Instant::now();
         let r = node
-            .call::<_, WireTerm>(
-                "nobody_here",
-                &erl_name,
-                &atom("get"),
-                Duration::from_millis(300),
-            )
+            .call::<_, WireTerm>("nobody_here", &erl_name, &atom("get"), t)
             .await;
-        assert!(matches!(r, Err(RemoteCallError::Timeout)), "{r:?}");
+        assert!(matches!(r, Err(RemoteCallError::NoProc)), "{r:?}");
+        assert!(
+            started.elapsed() < t,
+            "noproc came from the monitor, not the timeout"
+        );
+        assert_eq!(node.pending_calls(), 0);
 
         let r = node
             .call::<_, WireTerm>("kv", "nobody@127.0.0.1", &atom("get"), t)
@@ -262,6 +263,20 @@ fn mote_calls_an_erlang_gen_server() {
             .call::<_, WireTerm>("kv", "no_host_part", &atom("get"), t)
             .await;
         assert!(matches!(r, Err(RemoteCallError::BadAddress(_))), "{r:?}");
+        assert_eq!(node.pending_calls(), 0);
+
+        // The server ends without replying: the call fails with its reason, at once.
+        let stop = (atom("stop"), (atom("shutdown"), atom("bye")));
+        let r = node.call::<_, WireTerm>("kv", &erl_name, &stop, t).await;
+        match r {
+            Err(RemoteCallError::Exit(reason)) => {
+                assert_eq!(
+                    reason,
+                    mote::ExitReason::shutdown_with(mote::Term::atom("bye"))
+                )
+            }
+            other => panic!("expected the server's exit reason, got {other:?}"),
+        }
         assert_eq!(node.pending_calls(), 0);
         erl.kill().await;
     });

@@ -19,13 +19,15 @@
 //!   the caller's future is dropped, so a late reply finds no entry and is dropped: it
 //!   never reaches a mailbox.
 //!
-//! What is missing until remote monitors exist: Erlang's `gen_server:call` monitors the
-//! server, so a dead server or a lost connection answers `noproc`/`noconnection` at once.
-//! Here a call out of mote to a server that is not alive, or whose node goes down during
-//! the call, ends with [`RemoteCallError::Timeout`] once its timeout has passed; in the
-//! other direction the Erlang caller of a served server that ends during the call, or
-//! that drops the call ([`CallError::NoReply`]), waits for its own timeout, as it does for
-//! a request that does not decode (logged here).
+//! As Erlang's `gen_server:call`, a call monitors its server (MONITOR_P from the node's
+//! pid, under the call's tag, sent before the request on the same connection): a server
+//! that is not alive fails the call with [`RemoteCallError::NoProc`], one that ends before
+//! replying with [`RemoteCallError::Exit`] and its reason, a lost connection with
+//! [`RemoteCallError::NoConnection`], all at once rather than at the timeout; the monitor
+//! is removed when the call ends. In the other direction the Erlang caller's own monitor
+//! of a served server works the same way; a served server that drops the call
+//! ([`CallError::NoReply`]) or a request that does not decode (logged here) leaves the
+//! Erlang caller to its timeout, as a gen_server that never replies does.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -44,7 +46,7 @@ use tokio::sync::oneshot;
 
 use super::connections::Shared;
 use super::Node;
-use crate::connection::{ControlMessage, DistMessage, DistSender, FrameBuilder};
+use crate::connection::{ControlMessage, DistMessage, DistSender, FrameBuilder, ProcessRef};
 use crate::etf::{Atom, DecodeError, EncodeError, ErlPid, ErlRef, WireTerm};
 use crate::handshake::NodeName;
 use crate::node_table;
@@ -77,8 +79,9 @@ fn is_node_pid(id: ProcessId) -> bool {
 /// The request decodes into `S::Call` and the reply encodes from `S::Reply` by the serde
 /// mapping of [`crate::serde`]. A request that does not decode is logged and not answered:
 /// the Erlang caller gets its `timeout` exit. The server is called with no timeout of its
-/// own (the caller has one), from a task per call; what the caller sees when the server
-/// ends or drops the call is in the [module docs](self).
+/// own (the caller has one), from a task per call. The caller's monitor of the server (by
+/// name, as `gen_server:call` makes it) sees the server end; a call the server drops
+/// leaves the caller to its timeout.
 ///
 /// [`ServerOptions::name`]: mote::server::ServerOptions::name
 ///
@@ -356,10 +359,16 @@ pub enum RemoteCallError {
     /// The server's node cannot be reached (Erlang's `noconnection`).
     #[error("noconnection: the node cannot be reached")]
     NoConnection,
-    /// No reply within the timeout (also what a server that is not alive gives, for now:
-    /// see the [module docs](self)); a reply that comes later is dropped.
+    /// No reply within the timeout; a reply that comes later is dropped.
     #[error("timeout: no reply in time")]
     Timeout,
+    /// No process has the name, or the pid's process is not alive (Erlang's `noproc`):
+    /// the call's monitor of the server says so before any timeout.
+    #[error("noproc: no such server")]
+    NoProc,
+    /// The server ended before it replied, with this reason (Erlang's call exits with it).
+    #[error("the server ended before replying: {0}")]
+    Exit(mote::ExitReason),
     /// The request could not be encoded.
     #[error("the request is not encodable: {0}")]
     Encode(#[from] EncodeError),
@@ -368,19 +377,56 @@ pub enum RemoteCallError {
     BadReply(DecodeError),
 }
 
+/// How a call ended, when it did not time out.
+enum Answer {
+    /// The server's `{Tag, Reply}`.
+    Reply(Bytes),
+    /// The call's monitor of the server fired (or its node was lost) with this reason.
+    Down(mote::ExitReason),
+}
+
+/// A call waiting: the node it went to, and where its answer goes.
+type Waiter = (Option<Atom>, oneshot::Sender<Answer>);
+
 /// The calls this node waits on, by tag.
-static PENDING: LazyLock<Mutex<HashMap<ErlRef, oneshot::Sender<Bytes>>>> =
-    LazyLock::new(Default::default);
+static PENDING: LazyLock<Mutex<HashMap<ErlRef, Waiter>>> = LazyLock::new(Default::default);
 
 /// A call's entry in [`PENDING`], removed when dropped (reply, timeout, or the caller's
 /// future dropped).
 struct Pending {
     tag: ErlRef,
-    reply: oneshot::Receiver<Bytes>,
+    reply: oneshot::Receiver<Answer>,
+}
+
+/// The end of the server of call `tag` (its monitor, whose reference is the call's tag,
+/// fired): the call fails with the reason. False if `tag` is no call of this node.
+pub(crate) fn server_down(tag: &ErlRef, reason: &mote::ExitReason) -> bool {
+    match PENDING.lock().remove(tag) {
+        Some((_, waiter)) => {
+            let _ = waiter.send(Answer::Down(reason.clone()));
+            true
+        }
+        None => false,
+    }
+}
+
+/// The connection to `peer` is gone: every call to it fails with `noconnection`.
+pub(crate) fn node_down(peer: &Atom) {
+    let mut pending = PENDING.lock();
+    let lost: Vec<ErlRef> = pending
+        .iter()
+        .filter(|(_, (node, _))| node.as_ref() == Some(peer))
+        .map(|(tag, _)| tag.clone())
+        .collect();
+    for tag in lost {
+        if let Some((_, waiter)) = pending.remove(&tag) {
+            let _ = waiter.send(Answer::Down(mote::ExitReason::NoConnection));
+        }
+    }
 }
 
 impl Pending {
-    fn new() -> Pending {
+    fn new(node: Option<Atom>) -> Pending {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         // A random word tells our tags from those of an earlier run of this node name.
         static SALT: LazyLock<u32> = LazyLock::new(rand::random);
@@ -389,7 +435,7 @@ impl Pending {
         let tag =
             ErlRef::new(name, creation, &[n as u32, (n >> 32) as u32, *SALT]).expect("three words");
         let (tx, reply) = oneshot::channel();
-        PENDING.lock().insert(tag.clone(), tx);
+        PENDING.lock().insert(tag.clone(), (node, tx));
         Pending { tag, reply }
     }
 }
@@ -409,8 +455,8 @@ fn reply_arrived(payload: Option<&Bytes>, opts: &Options) {
         return;
     };
     match PENDING.lock().remove(&tag) {
-        Some(waiter) => {
-            let _ = waiter.send(payload.clone());
+        Some((_, waiter)) => {
+            let _ = waiter.send(Answer::Reply(payload.clone()));
         }
         None => tracing::debug!(?tag, "late reply dropped: its call has ended"),
     }
@@ -516,8 +562,27 @@ impl Node {
         Req: Serialize + ?Sized,
         Reply: DeserializeOwned,
     {
-        let mut pending = Pending::new();
+        let remote = node != self.shared.local.name.atom();
+        let mut pending = Pending::new(remote.then(|| node.clone()));
         let from = node_pid();
+        // The call monitors its server, as gen_server:call does, under the call's tag:
+        // a server that is gone, or ends, fails the call at once (`noproc`, its reason),
+        // and a lost connection with `noconnection`. Sent before the request, on the same
+        // connection, so it is in place when the request arrives.
+        let watched = match &target {
+            Target::Name(name) => ProcessRef::Name(name.clone()),
+            Target::Pid(pid) => ProcessRef::Pid(pid.clone()),
+        };
+        let monitor = ControlMessage::MonitorP {
+            from: from.clone(),
+            to: watched.clone(),
+            reference: pending.tag.clone(),
+        };
+        let demonitor = ControlMessage::DemonitorP {
+            from: from.clone(),
+            to: watched,
+            reference: pending.tag.clone(),
+        };
         let envelope = (
             Atom::new("$gen_call").expect("a short atom"),
             (&from, &pending.tag),
@@ -543,6 +608,8 @@ impl Node {
                 if !self.shared.clone().connected(node.clone()).await {
                     return Err(RemoteCallError::NoConnection);
                 }
+                let monitor = FrameBuilder::new(&monitor)?.finish()?;
+                self.shared.clone().route(node.clone(), monitor);
                 self.shared.clone().route(node.clone(), frame);
             }
             // The sender goes only with the entry, which this call holds: never `Err`.
@@ -550,9 +617,20 @@ impl Node {
                 .await
                 .map_err(|_| RemoteCallError::Timeout)
         };
-        let payload = tokio::time::timeout(timeout, wait)
-            .await
-            .map_err(|_| RemoteCallError::Timeout)??;
+        let answer = tokio::time::timeout(timeout, wait).await;
+        if remote && !matches!(answer, Ok(Ok(Answer::Down(_)))) {
+            if let Ok(f) = FrameBuilder::new(&demonitor).and_then(FrameBuilder::finish) {
+                self.shared.clone().route(node.clone(), f);
+            }
+        }
+        let payload = match answer.map_err(|_| RemoteCallError::Timeout)?? {
+            Answer::Reply(payload) => payload,
+            Answer::Down(mote::ExitReason::NoProc) => return Err(RemoteCallError::NoProc),
+            Answer::Down(mote::ExitReason::NoConnection) => {
+                return Err(RemoteCallError::NoConnection)
+            }
+            Answer::Down(reason) => return Err(RemoteCallError::Exit(reason)),
+        };
         let (_, reply): (IgnoredAny, Reply) =
             crate::serde::from_slice_with(&payload, &self.shared.serde)
                 .map_err(RemoteCallError::BadReply)?;

@@ -66,8 +66,10 @@ static FUNCTIONS: LazyLock<RwLock<HashMap<FunctionName, Arc<Invoke>>>> =
 /// The Erlang argument list arrives as a tuple: `f` takes a tuple type with one element per
 /// argument (`(i64, i64)` for `[1, 2]`, `(String,)` for one, `()` for none), decoded by the
 /// serde mapping of [`crate::serde`]; what it returns is encoded the same way and is the
-/// value of the `rpc:call`. Each call runs in a mote process of its own. How failures look
-/// to the caller is in the [module docs](self).
+/// value of the `rpc:call`. Each call runs in a mote process of its own. Failures reach the
+/// caller as Erlang's own: `undef` for an unregistered function, `function_clause` for
+/// arguments that do not decode, `{rust_panic, Message}` for a panic (see
+/// docs/distribution.md, "Calls and rpc").
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -368,6 +368,10 @@ impl Shared {
         reference: &ErlRef,
         reason: ExitReason,
     ) {
+        // A call's monitor of its server (its reference is the call's tag).
+        if super::gen_call::server_down(reference, &reason) {
+            return;
+        }
         let Some(r) = monitor_ref(reference) else {
             return;
         };
@@ -383,6 +387,7 @@ impl Shared {
     /// across it fires with `noconnection`, and the peer's monitors of local processes go.
     pub(crate) fn node_down(&self, peer: &Atom, was_up: bool) {
         self.tell_down(peer, was_up);
+        super::gen_call::node_down(peer);
         let Some(rel) = self.relations.lock().remove(peer) else {
             return;
         };

@@ -19,6 +19,7 @@ handle_call({sleep, Ms}, From, S) ->
     %% Answer later, from another process, so the server keeps serving.
     spawn(fun() -> timer:sleep(Ms), gen_server:reply(From, {slept, Ms}) end),
     {noreply, S};
+handle_call({stop, Reason}, _From, S) -> {stop, Reason, S};
 handle_call(self, _From, S) -> {reply, self(), S}.
 
 handle_cast(_, S) -> {noreply, S}.
