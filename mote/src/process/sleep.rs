@@ -77,17 +77,12 @@ impl Future for Deadline {
 /// queue, where idle threads can take it, and continues on its next turn.
 ///
 /// mote's scheduling is cooperative, like tokio's: a process runs until it waits (a
-/// receive, IO, a timer) or its receive budget runs out. Deviation from the BEAM, which
-/// preempts processes after a number of reductions: a process that computes for long
-/// stretches without waiting holds its scheduler thread all that time.
-///
-/// A process woken by the running one is queued to run next on the same thread (its
-/// "LIFO slot", which keeps message round trips on one warm core). Another thread takes
-/// it from there only once its waker has been in the same poll for a millisecond or two,
-/// and only if some other thread is idle or between short polls; otherwise it waits for
-/// its waker. So a process that computes for long stretches should call `yield_now`
-/// between steps: the processes it woke then run at once, and so do the others queued on
-/// its thread.
+/// receive, IO, a timer) or its receive budget runs out. A process woken by the running
+/// one is queued to run next on the same thread (its "LIFO slot", which keeps message
+/// round trips on one warm core), and other threads cannot take it from there. So a
+/// process that computes for long stretches without waiting should call `yield_now`
+/// between steps; otherwise the processes it woke wait for it, even if another thread is
+/// idle. Deviation from the BEAM, which preempts processes after a number of reductions.
 ///
 /// ```
 /// mote::run(|_p: mote::Process<()>| async {

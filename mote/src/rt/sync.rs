@@ -6,13 +6,11 @@
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    fence, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
-};
+pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// A mutex with parking_lot's API (no poisoning), or loom's model of one.
 pub(crate) struct Mutex<T>(
@@ -70,32 +68,6 @@ impl Condvar {
         self.0
             .wait(guard)
             .expect("loom mutexes are never poisoned here")
-    }
-
-    /// Like [`Condvar::wait`], but returns after `timeout` at the latest: true if the time
-    /// ran out. Loom does not model time (its own timed wait never times out), so under
-    /// loom the timeout fires at once: the lock is let go, other threads may run, and it
-    /// is taken again, which is one of the real wait's outcomes.
-    pub(crate) fn wait_timeout<'a, T>(
-        &self,
-        lock: &'a Mutex<T>,
-        guard: MutexGuard<'a, T>,
-        timeout: std::time::Duration,
-    ) -> (MutexGuard<'a, T>, bool) {
-        #[cfg(not(loom))]
-        {
-            let _ = lock;
-            let mut guard = guard;
-            let timed_out = self.0.wait_for(&mut guard, timeout).timed_out();
-            (guard, timed_out)
-        }
-        #[cfg(loom)]
-        {
-            let _ = timeout;
-            drop(guard);
-            loom::thread::yield_now();
-            (lock.lock(), true)
-        }
     }
 
     pub(crate) fn notify_one(&self) {

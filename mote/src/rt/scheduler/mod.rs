@@ -13,16 +13,8 @@
 //! two processes playing ping-pong cannot starve the rest of the queue. A task that yields
 //! (its receive budget ran out) goes to the back of the deque. Idle workers steal from the
 //! global injector and from each other, then sleep on a condition variable.
-//!
-//! A LIFO task is not announced to idle workers, so a waker that computes for long without
-//! yielding would keep it waiting. So workers look at each other's LIFO slots, at most once
-//! per [`WATCH_PERIOD`] (when they run out of work, and every [`INJECTOR_INTERVAL`] tasks
-//! while busy), and take the task of a worker that has finished no poll since their
-//! previous look (`lifo`). While some worker is awake, one idle worker (the watcher, see
-//! `sleepers`) sleeps with that period as its timeout, so that someone looks.
 
 pub(crate) mod global;
-mod lifo;
 mod sleepers;
 mod worker;
 
@@ -34,8 +26,7 @@ use async_task::{Runnable, ScheduleInfo};
 use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
-use lifo::LifoSlot;
-use sleepers::{Sleepers, Woke};
+use sleepers::Sleepers;
 
 pub(crate) use worker::schedule;
 
@@ -44,19 +35,11 @@ const MAX_LIFO_STREAK: u32 = 3;
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
 const INJECTOR_INTERVAL: u32 = 61;
-/// How often workers look at each other's LIFO slots, and so how long a worker may poll one
-/// process while the task in its LIFO slot waits (one to two periods) before another worker
-/// takes that task. Short enough to be far below a human's notice and a timer's usual
-/// granularity, long enough that the watcher's wake-ups (while some worker is busy and
-/// another idle) cost a negligible share of a core.
-const WATCH_PERIOD: Duration = Duration::from_millis(1);
 
 pub(crate) struct Scheduler {
     injector: Injector<Runnable>,
     stealers: Vec<Stealer<Runnable>>,
     sleepers: Sleepers,
-    /// Per worker: its LIFO slot, which the watcher may take a stuck task from.
-    lifo: Box<[CachePadded<LifoSlot<Runnable>>]>,
     /// Per worker: how long it slept and how many tasks it ran, for the metrics.
     stats: Box<[CachePadded<WorkerStats>]>,
     /// When the workers started: a worker's busy time is its life less its sleep.
@@ -98,13 +81,7 @@ impl Scheduler {
         let scheduler = Arc::new(Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
-            sleepers: Sleepers::new(workers),
-            lifo: {
-                let biased = lifo::barrier::register();
-                (0..workers)
-                    .map(|_| CachePadded::new(LifoSlot::new(biased)))
-                    .collect()
-            },
+            sleepers: Sleepers::new(),
             stats: (0..workers).map(|_| CachePadded::default()).collect(),
             started: Instant::now(),
         });
@@ -139,7 +116,7 @@ impl Scheduler {
     }
 
     /// Blocks the calling worker (number `me`) until there may be work.
-    fn sleep(&self, me: usize) -> Woke {
+    fn sleep(&self, me: usize) {
         // Hand this thread's deferred slot recycling to the global queue before sleeping,
         // so dead processes' slots (and their queued messages) do not wait on an idle thread.
         crossbeam_epoch::pin().flush();
@@ -160,30 +137,7 @@ impl Scheduler {
                     stats.asleep_at.store(0, Ordering::Relaxed);
                 });
             },
-            WATCH_PERIOD,
-        )
-    }
-
-    /// Each worker's count of finished polls, into `seen` (a look at the LIFO slots).
-    fn polls(&self, seen: &mut [u64]) {
-        for (seen, stats) in seen.iter_mut().zip(self.stats.iter()) {
-            *seen = stats.tasks.load(Ordering::Relaxed);
-        }
-    }
-
-    /// The LIFO task of a worker other than `me` that has finished no poll since `seen` was
-    /// taken, at least a watch period ago. It has been polling one process all that time
-    /// (or its thread was descheduled); either way the task would wait on. A stale count
-    /// only makes us take a task its owner was about to run.
-    fn steal_stuck(&self, me: usize, seen: &[u64]) -> Option<Runnable> {
-        let n = self.lifo.len();
-        (1..n).map(|offset| (me + offset) % n).find_map(|other| {
-            if self.stats[other].tasks.load(Ordering::Relaxed) == seen[other] {
-                self.lifo[other].steal()
-            } else {
-                None
-            }
-        })
+        );
     }
 
     fn nanos(&self) -> u64 {
