@@ -33,8 +33,9 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Draw report.html and the charts again from a saved results.json, into its directory.
     Report(ReportArgs),
-    /// Messages between two nodes on loopback: mote and Erlang (needs `erl`), round trips
-    /// and throughput, small and large messages, every pair of client and server.
+    /// Messages between two nodes on loopback: mote and Erlang (needs `erl`, and the
+    /// `remote` feature), round trips and throughput, small and large messages, every pair
+    /// of client and server.
     Remote(RemoteArgs),
     /// A mote server node for `remote` (started by it).
     #[command(hide = true)]

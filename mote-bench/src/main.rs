@@ -13,8 +13,18 @@ fn main() -> ExitCode {
         Some(Cmd::Suite(args)) => cmd::suite::main(args),
         Some(Cmd::Compare(args)) => cmd::compare::main(args),
         Some(Cmd::Report(args)) => cmd::report::main(args),
+        #[cfg(feature = "remote")]
         Some(Cmd::Remote(args)) => cmd::remote::main(args),
+        #[cfg(feature = "remote")]
         Some(Cmd::RemoteNode(args)) => cmd::remote::node_main(args),
+        #[cfg(not(feature = "remote"))]
+        Some(Cmd::Remote(_)) | Some(Cmd::RemoteNode(_)) => {
+            eprintln!(
+                "mote-bench remote needs the `remote` feature: \
+                 cargo run --release -p mote-bench --features remote -- remote"
+            );
+            ExitCode::from(2)
+        }
         None => cmd::suite::main(cli.suite),
     }
 }

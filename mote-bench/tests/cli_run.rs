@@ -243,7 +243,9 @@ fn ctrl_c_stops_the_suite_and_keeps_what_was_measured() {
 }
 
 /// `remote` measures every pair of nodes (mote and Erlang) and prints one table row per
-/// case. Skipped without `erl` unless `MOTE_REQUIRE_ERL=1`.
+/// case. Skipped without `erl` unless `MOTE_REQUIRE_ERL=1`; built with the `remote`
+/// feature (CI: `cargo test -p mote-bench --features remote --test cli_run`).
+#[cfg(feature = "remote")]
 #[test]
 fn remote_prints_a_row_per_case() {
     let has_erl = ["erl", "erlc"].iter().all(|tool| {
@@ -287,4 +289,13 @@ fn remote_prints_a_row_per_case() {
         assert_eq!(row.matches('|').count(), 8, "{row}");
         assert!(row.contains("µs") || row.contains(" ns"), "{row}");
     }
+}
+
+/// Without the `remote` feature, `remote` says how to get it, with a usage error's status.
+#[cfg(not(feature = "remote"))]
+#[test]
+fn remote_without_its_feature_says_how_to_enable_it() {
+    let out = bench().args(["remote"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--features remote"));
 }

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod list;
+#[cfg(feature = "remote")]
 pub mod remote;
 pub mod report;
 pub mod run;
