@@ -169,3 +169,25 @@ pub(crate) fn from_parts(node: &str, id: u32, serial: u32, creation: u32) -> Pro
         ProcessId::from_parts(number, id, serial, creation)
     }
 }
+
+/// The typed pid of a wire pid, checked as a `Pid<M>` in a message is (`Pid`'s
+/// `Deserialize`): one of another node for any `M: Serialize`, one of this node only if its
+/// process is alive and exposed with message type `M`.
+///
+/// ```
+/// use mote_dist::etf::{Atom, ErlPid};
+///
+/// let wire = ErlPid { node: Atom::new("erl@h").unwrap(), id: 85, serial: 0, creation: 3 };
+/// let pid: mote::Pid<String> = mote_dist::node_table::typed_pid(&wire).unwrap();
+/// assert_eq!(mote_dist::node_table::to_wire(pid.id()), wire);
+/// ```
+pub fn typed_pid<M: serde::Serialize + Send + 'static>(
+    pid: &ErlPid,
+) -> Result<mote::Pid<M>, crate::etf::DecodeError> {
+    let id = from_wire(pid);
+    let parts = [id.node(), id.number(), id.serial(), id.creation()];
+    serde::Deserialize::deserialize(serde::de::value::SeqDeserializer::<
+        _,
+        crate::etf::DecodeError,
+    >::new(parts.into_iter()))
+}

@@ -72,9 +72,7 @@ pub fn node_main(args: RemoteNodeArgs) -> ExitCode {
                         if t.len() == 2 && t[0] == WireTerm::atom("sync").unwrap() =>
                     {
                         if let WireTerm::Pid(from) = &t[1] {
-                            let from = mote_dist::serde::to_vec(from).ok().and_then(|b| {
-                                mote_dist::serde::from_slice::<Pid<WireTerm>>(&b).ok()
-                            });
+                            let from = mote_dist::node_table::typed_pid::<WireTerm>(from).ok();
                             if let Some(from) = from {
                                 from.send(WireTerm::Tuple(vec![
                                     WireTerm::atom("count").unwrap(),

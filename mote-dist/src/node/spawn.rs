@@ -233,11 +233,7 @@ impl Node {
         PENDING.lock().remove(&req_id);
         match reply {
             Ok(Ok(Ok(pid))) => {
-                mote::dist::register_message_type::<M>();
-                let bytes =
-                    crate::serde::to_vec(&pid).map_err(|e| SpawnError::Request(e.to_string()))?;
-                crate::serde::from_slice::<Pid<M>>(&bytes)
-                    .map_err(|e| SpawnError::Request(e.to_string()))
+                node_table::typed_pid(&pid).map_err(|e| SpawnError::Request(e.to_string()))
             }
             Ok(Ok(Err(reason))) => Err(SpawnError::Refused(reason)),
             _ => Err(SpawnError::Timeout),
