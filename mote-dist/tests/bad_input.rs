@@ -10,7 +10,7 @@ use mote_dist::connection::{ConnectionOptions, ControlMessage, FrameBuilder};
 use mote_dist::epmd::EpmdServer;
 use mote_dist::etf::WireTerm;
 use mote_dist::handshake::{self, Cookie, HandshakeOptions, LocalNode, NodeName};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 /// Connects a raw socket to `node` and completes the handshake as `name`.
@@ -22,21 +22,6 @@ async fn handshaken(node: &TestNode, name: &str) -> TcpStream {
             .await
             .unwrap();
     stream
-}
-
-/// Waits until the peer closes the socket.
-async fn closed(mut s: TcpStream) {
-    within("the node to close the connection", async {
-        let mut buf = [0u8; 1024];
-        while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
-    })
-    .await
-}
-
-fn frame(body: &[u8]) -> Vec<u8> {
-    let mut f = (body.len() as u32).to_be_bytes().to_vec();
-    f.extend_from_slice(body);
-    f
 }
 
 #[tokio::test]

@@ -7,47 +7,21 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
 use common::{erl, erl_or_skip, unique, within};
 use mote::{Pid, Process};
 use mote_dist::etf::{Atom, WireTerm};
-use mote_dist::node::{Node, NodeDown, NodeEvent, NodeOptions};
+use mote_dist::node::{Node, NodeDown, NodeEvent};
 use tokio::sync::OnceCell;
 
 const COOKIE: &str = "node_erl_cookie";
 
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap()
-    })
-}
-
 /// The mote node of this test process, and its EPMD port.
 async fn node() -> &'static (Node, u16) {
     static NODE: OnceCell<(Node, u16)> = OnceCell::const_new();
-    NODE.get_or_init(|| async {
-        let epmd_port = common::free_port();
-        let node = NodeOptions::new(format!("{}@127.0.0.1", unique("mote")))
-            .cookie(COOKIE)
-            .epmd_port(epmd_port)
-            .start_epmd(true)
-            .start()
-            .await
-            .expect("mote node starts");
-        (node, epmd_port)
-    })
-    .await
+    NODE.get_or_init(|| common::start_node(COOKIE)).await
 }
 
-fn run(test: impl std::future::Future<Output = ()>) {
-    runtime().block_on(test)
-}
+use common::run;
 
 /// The term zoo: every integer encoding edge, bignums, UTF-8 atoms, floats, binaries,
 /// strings, an improper list, a big tuple, nested maps, pids and refs of both nodes, a
@@ -576,21 +550,10 @@ fn mote_monitors_erl_by_name() {
 #[test]
 fn bad_input_closes_that_connection_only() {
     use mote_dist::handshake::{self, Cookie, HandshakeOptions, LocalNode};
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     use tokio::net::TcpStream;
 
-    async fn closed(mut s: TcpStream) {
-        within("the node to close the connection", async {
-            let mut buf = [0u8; 1024];
-            while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
-        })
-        .await
-    }
-    fn frame(body: &[u8]) -> Vec<u8> {
-        let mut f = (body.len() as u32).to_be_bytes().to_vec();
-        f.extend_from_slice(body);
-        f
-    }
+    use common::{closed, frame};
 
     run(async {
         let (node, _) = node().await;

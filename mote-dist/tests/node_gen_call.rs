@@ -10,50 +10,25 @@
 
 mod common;
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::{erl, erl_or_skip, unique, within};
 use mote::server::{self, Context, Next, ReplyTo, Server};
 use mote_dist::connection::{ControlMessage, FrameBuilder};
 use mote_dist::etf::{Atom, ErlPid, WireTerm};
-use mote_dist::node::{Node, NodeOptions, RemoteCallError};
+use mote_dist::node::{Node, RemoteCallError};
 use serde::Deserialize;
 use tokio::sync::OnceCell;
 
 const COOKIE: &str = "node_gen_call_cookie";
 
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap()
-    })
-}
-
 /// The mote node of this test process, and its EPMD port.
 async fn node() -> &'static (Node, u16) {
     static NODE: OnceCell<(Node, u16)> = OnceCell::const_new();
-    NODE.get_or_init(|| async {
-        let epmd_port = common::free_port();
-        let node = NodeOptions::new(format!("{}@127.0.0.1", unique("mote")))
-            .cookie(COOKIE)
-            .epmd_port(epmd_port)
-            .start_epmd(true)
-            .start()
-            .await
-            .expect("mote node starts");
-        (node, epmd_port)
-    })
-    .await
+    NODE.get_or_init(|| common::start_node(COOKIE)).await
 }
 
-fn run(test: impl std::future::Future<Output = ()>) {
-    runtime().block_on(test)
-}
+use common::run;
 
 /// Tests that count the node's pending calls take turns (the count is the node's).
 static CALLERS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

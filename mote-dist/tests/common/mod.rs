@@ -442,3 +442,52 @@ pub fn canonical(t: &WireTerm) -> WireTerm {
         other => other.clone(),
     }
 }
+
+/// The tokio runtime of a test binary whose tests share one mote node: it outlives each
+/// test, as the node's tasks must.
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
+
+/// Runs a test on [`runtime`].
+pub fn run(test: impl std::future::Future<Output = ()>) {
+    runtime().block_on(test)
+}
+
+/// Starts this test process's mote node (`mote_dist::node`, one per OS process) with its
+/// embedded EPMD on a free port; returns the node and that port.
+pub async fn start_node(cookie: &str) -> (mote_dist::node::Node, u16) {
+    let epmd_port = free_port();
+    let node = mote_dist::node::NodeOptions::new(format!("{}@127.0.0.1", unique("mote")))
+        .cookie(cookie)
+        .epmd_port(epmd_port)
+        .start_epmd(true)
+        .start()
+        .await
+        .expect("mote node starts");
+    (node, epmd_port)
+}
+
+/// Waits until the peer closes the socket.
+pub async fn closed(mut s: TcpStream) {
+    use tokio::io::AsyncReadExt;
+    within("the node to close the connection", async {
+        let mut buf = [0u8; 1024];
+        while !matches!(s.read(&mut buf).await, Ok(0) | Err(_)) {}
+    })
+    .await
+}
+
+/// A frame: `body` after its 4-byte length.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut f = (body.len() as u32).to_be_bytes().to_vec();
+    f.extend_from_slice(body);
+    f
+}
