@@ -127,7 +127,8 @@ impl Shared {
     }
 
     /// Queues `frame` for `peer`, connecting first if there is no connection.
-    pub(crate) fn route(self: Arc<Self>, peer: Atom, frame: Bytes) {
+    /// Borrows the node: a message to a connected node costs no reference count.
+    pub(crate) fn route(self: &Arc<Self>, peer: Atom, frame: Bytes) {
         let mut conns = self.conns.lock();
         match conns.get_mut(&peer) {
             Some(Conn::Up { sender, .. }) => match sender.send_now(frame) {
@@ -158,7 +159,7 @@ impl Shared {
             }
         }
         drop(conns);
-        self.runtime.clone().spawn(self.dial(peer));
+        self.runtime.spawn(self.clone().dial(peer));
     }
 
     /// Connects to `peer` if needed; `true` once connected.

@@ -609,8 +609,8 @@ impl Node {
                     return Err(RemoteCallError::NoConnection);
                 }
                 let monitor = FrameBuilder::new(&monitor)?.finish()?;
-                self.shared.clone().route(node.clone(), monitor);
-                self.shared.clone().route(node.clone(), frame);
+                self.shared.route(node.clone(), monitor);
+                self.shared.route(node.clone(), frame);
             }
             // The sender goes only with the entry, which this call holds: never `Err`.
             (&mut pending.reply)
@@ -620,7 +620,7 @@ impl Node {
         let answer = tokio::time::timeout(timeout, wait).await;
         if remote && !matches!(answer, Ok(Ok(Answer::Down(_)))) {
             if let Ok(f) = FrameBuilder::new(&demonitor).and_then(FrameBuilder::finish) {
-                self.shared.clone().route(node.clone(), f);
+                self.shared.route(node.clone(), f);
             }
         }
         let payload = match answer.map_err(|_| RemoteCallError::Timeout)?? {

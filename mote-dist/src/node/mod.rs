@@ -173,7 +173,7 @@ impl Node {
             .and_then(FrameBuilder::finish);
         match frame {
             Ok(frame) if node == self.shared.local.name => self.shared.handle_local(frame),
-            Ok(frame) => self.shared.clone().route(node.atom().clone(), frame),
+            Ok(frame) => self.shared.route(node.atom().clone(), frame),
             Err(e) => tracing::warn!(name, %node, "message not encodable, dropped: {e}"),
         }
     }

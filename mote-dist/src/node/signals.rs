@@ -81,7 +81,7 @@ impl Shared {
 
     fn signal(self: &Arc<Self>, peer: Atom, control: ControlMessage, payload: Option<&WireTerm>) {
         if let Some(frame) = frame(control, payload) {
-            self.clone().route(peer, frame);
+            self.route(peer, frame);
         }
     }
 

@@ -303,7 +303,7 @@ impl Node {
             .and_then(|f| f.payload_term(&WireTerm::List(list)))
             .and_then(FrameBuilder::finish)
             .map_err(|e| bad(&e))?;
-        self.shared.clone().route(peer.atom().clone(), frame);
+        self.shared.route(peer.atom().clone(), frame);
         Ok(())
     }
 }

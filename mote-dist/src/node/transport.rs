@@ -64,7 +64,7 @@ impl Transport for NodeTransport {
             .and_then(|f| f.payload(message.serialize(), &self.shared.serde))
             .and_then(FrameBuilder::finish);
         match frame {
-            Ok(frame) => self.shared.clone().route(node, frame),
+            Ok(frame) => self.shared.route(node, frame),
             Err(e) => tracing::warn!(
                 %to,
                 message_type = message.type_name(),
