@@ -294,6 +294,8 @@ impl SpawnOptions {
         // The child has not run yet: every relationship above exists before it can end.
         // A new process goes to the back of the queue, like Erlang's.
         schedule(runnable, true);
+        // A spawning loop must not hold back the recycling of the processes it started.
+        current::repin();
         // SAFETY: `id` is the process just spawned with a `Process<M>`.
         Ok(unsafe { Pid::from_id(id) })
     }

@@ -13,6 +13,11 @@ use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 
 thread_local! {
+    /// The epoch guard held while a process is polled on this thread (see [`pinned`]); kept
+    /// here rather than on the runner's stack so that [`repin`] can move it forward.
+    static POLL_GUARD: Cell<Option<crossbeam_epoch::Guard>> = const { Cell::new(None) };
+    /// Calls to [`repin`] since the guard last moved forward.
+    static SINCE_REPIN: Cell<u32> = const { Cell::new(0) };
     /// The slot of the process being polled on this thread.
     static CURRENT: Cell<*const Slot> = const { Cell::new(ptr::null()) };
     /// The exit reason of the process whose future is being dropped on this thread.
@@ -51,11 +56,72 @@ pub(crate) fn run_group() -> u32 {
     unsafe { slot.as_ref() }.map_or(0, Slot::run_group)
 }
 
-/// Makes `slot` the process this thread polls, until [`leave`]. The caller holds an epoch
-/// guard until then (see [`pinned`]).
+/// Makes `slot` the process this thread polls, until [`leave`]. The caller has pinned the
+/// thread with [`pin_poll`] (see [`pinned`]).
 #[inline]
 pub(crate) fn enter(slot: &'static Slot) {
     CURRENT.with(|c| c.set(slot));
+}
+
+/// Pins this thread's epoch for a poll, until the returned token is dropped: sends made by
+/// the process skip per-message reference counting (see `Slot::send`), and a slot freed
+/// meanwhile waits for us.
+#[inline]
+pub(crate) fn pin_poll() -> PollPin {
+    PollPin {
+        outer: POLL_GUARD.with(|g| g.replace(Some(crossbeam_epoch::pin()))),
+    }
+}
+
+/// The epoch pin of one poll (see [`pin_poll`]); unpins when dropped.
+pub(crate) struct PollPin {
+    /// The guard of a poll this one runs inside of (a process blocking on another runtime's
+    /// work, say), given back when this one ends.
+    outer: Option<crossbeam_epoch::Guard>,
+}
+
+impl Drop for PollPin {
+    #[inline]
+    fn drop(&mut self) {
+        let outer = self.outer.take();
+        drop(POLL_GUARD.with(|g| g.replace(outer)));
+    }
+}
+
+/// How many [`repin`] calls move the poll's epoch forward once.
+const REPIN_EVERY: u32 = 64;
+
+/// Called by operations a process may repeat many times in one poll (spawning): every
+/// [`REPIN_EVERY`] calls, moves the poll's epoch guard forward.
+///
+/// A guard held for a whole poll is what makes a pinned send cheap, but a poll that runs
+/// long (a loop spawning a million short-lived processes) would hold the global epoch back
+/// for all of it, and with it the recycling of every slot freed meanwhile: the dead
+/// processes' tasks and slots would pile up until the poll ends. Moving forward is sound
+/// here because no runtime code keeps a slot reached under the guard across a call back
+/// into the process's code: a send or link uses the target's slot and lets go of it before
+/// returning. The guard moves only when it is the thread's only one (crossbeam's `repin`).
+#[inline]
+pub(crate) fn repin() {
+    let due = SINCE_REPIN.with(|n| {
+        let calls = n.get() + 1;
+        n.set(if calls >= REPIN_EVERY { 0 } else { calls });
+        calls >= REPIN_EVERY
+    });
+    if due && pinned() {
+        repin_now();
+    }
+}
+
+#[cold]
+fn repin_now() {
+    POLL_GUARD.with(|g| {
+        let mut guard = g.take();
+        if let Some(guard) = guard.as_mut() {
+            guard.repin();
+        }
+        g.set(guard);
+    });
 }
 
 /// This thread polls no process any more.

@@ -53,9 +53,8 @@ where
         let Some(future) = this.future.as_mut().as_pin_mut() else {
             return Poll::Ready(());
         };
-        // The guard spans the whole poll: sends made by the process skip per-message
-        // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
-        let _guard = crossbeam_epoch::pin();
+        // The pin spans the whole poll (see `current::pin_poll`).
+        let _pin = current::pin_poll();
         // User `tracing` calls inside the process carry its pid. With no subscriber (or none
         // at TRACE) this is one relaxed load and a predictable branch.
         let span = tracing::trace_span!("process", pid = %slot.id());

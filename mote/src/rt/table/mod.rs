@@ -9,6 +9,7 @@
 
 pub(crate) mod extras;
 pub(crate) mod foreign;
+mod free_cache;
 mod free_list;
 #[cfg(test)]
 mod loom_tests;
@@ -16,8 +17,10 @@ pub(crate) mod ref_list;
 pub(crate) mod slot;
 
 use std::alloc::{self, Layout};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
+use free_cache::FreeCache;
 use free_list::FreeList;
 
 pub(crate) use slot::Slot;
@@ -100,13 +103,33 @@ impl Table {
         self.get(id.index())
     }
 
-    /// Takes a free slot, recycling one if possible.
-    pub(crate) fn alloc(&self) -> Option<&'static Slot> {
-        let slot = |i| self.get(i).expect("free-list entries name allocated pages");
-        match self.free.pop(|i| &slot(i).next_free) {
-            Some(index) => Some(slot(index)),
+    /// Takes a free slot, recycling one if possible (this thread's cache of free slots
+    /// first, see `free_cache`).
+    pub(crate) fn alloc(&'static self) -> Option<&'static Slot> {
+        let index = with_cache(self, |cache| cache.pop(self));
+        match index {
+            Some(index) => Some(
+                self.get(index)
+                    .expect("free-list entries name allocated pages"),
+            ),
             None => self.alloc_fresh(),
         }
+    }
+
+    /// The free-list link of slot `index` (which exists) to the next slot of its chain.
+    fn next_free(&self, index: u32) -> &crate::rt::sync::AtomicU32 {
+        let slot = self
+            .get(index)
+            .expect("free-list entries name allocated pages");
+        &slot.next_free
+    }
+
+    /// The free-list link of slot `index` (which exists, and heads a chain) to the next chain.
+    fn next_chain(&self, index: u32) -> &crate::rt::sync::AtomicU32 {
+        let slot = self
+            .get(index)
+            .expect("free-list entries name allocated pages");
+        slot.next_chain()
     }
 
     fn alloc_fresh(&self) -> Option<&'static Slot> {
@@ -153,15 +176,62 @@ impl Table {
     }
 
     /// Returns a slot whose process has ended and whose references are all gone.
-    pub(crate) fn recycle(&self, slot: &Slot) {
+    pub(crate) fn recycle(&'static self, slot: &Slot) {
         foreign::forget(slot.index());
-        self.free.push(slot.index(), &slot.next_free);
+        let index = slot.index();
+        with_cache(self, |cache| cache.push(self, index));
     }
 
     /// Every slot ever handed out, in index order.
     pub(crate) fn slots(&self) -> impl Iterator<Item = &'static Slot> + '_ {
         let fresh = self.fresh.load(Ordering::Acquire).min(MAX_PROCESSES as u32);
         (0..fresh).filter_map(move |i| self.get(i))
+    }
+}
+
+thread_local! {
+    /// This thread's cache of the process table's free slots.
+    static CACHE: CacheOfThread = const { CacheOfThread(Cell::new(None)) };
+}
+
+/// A thread's [`FreeCache`], with the table it caches (the process table; tests use tables
+/// of their own, one per thread at a time), given back to that table when the thread ends.
+struct CacheOfThread(Cell<Option<(&'static Table, FreeCache)>>);
+
+impl Drop for CacheOfThread {
+    fn drop(&mut self) {
+        if let Some((table, mut cache)) = self.0.take() {
+            cache.flush(table);
+        }
+    }
+}
+
+/// Runs `f` on this thread's cache for `table`. A thread that switches tables (tests only)
+/// gives the old one's slots back first; a thread whose cache is already gone (a slot
+/// recycled by another thread-local's destructor) uses an empty one and gives it back.
+fn with_cache<R>(table: &'static Table, f: impl FnOnce(&mut FreeCache) -> R) -> R {
+    let mut f = Some(f);
+    let run = |cell: &CacheOfThread| {
+        let mut cache = match cell.0.take() {
+            Some((owner, cache)) if std::ptr::eq(owner, table) => cache,
+            Some((owner, mut cache)) => {
+                cache.flush(owner);
+                FreeCache::default()
+            }
+            None => FreeCache::default(),
+        };
+        let out = (f.take().expect("run once"))(&mut cache);
+        cell.0.set(Some((table, cache)));
+        out
+    };
+    match CACHE.try_with(run) {
+        Ok(out) => out,
+        Err(_) => {
+            let mut cache = FreeCache::default();
+            let out = (f.take().expect("not run: the cache is gone"))(&mut cache);
+            cache.flush(table);
+            out
+        }
     }
 }
 
@@ -178,9 +248,10 @@ mod tests {
         assert_eq!(Table::locate(768), (2, 0));
     }
 
-    /// Threads take slots at once across page boundaries, give them back, take them again:
-    /// every slot handed out once at a time, recycled slots reused first. (Also run under
-    /// miri: the pages are raw allocations.)
+    /// Threads take slots at once across page boundaries, give them back from other
+    /// threads, take them again: every slot handed out once at a time, and recycled slots
+    /// reused before fresh ones, except for what the other takers hold in their caches
+    /// (at most a chain each). (Also run under miri: the pages are raw allocations.)
     #[test]
     #[cfg(not(loom))]
     fn slots_are_handed_out_once_and_reused() {
@@ -208,23 +279,41 @@ mod tests {
         let n = first.len();
         assert_eq!(first, (0..n as u32).collect::<Vec<_>>(), "each slot once");
         assert!(n > BASE, "more than one page used");
-        let returners: Vec<_> = first
-            .chunks(n / 3)
-            .map(|chunk| {
-                let chunk = chunk.to_vec();
-                std::thread::spawn(move || {
-                    for i in chunk {
-                        table.recycle(table.get(i).unwrap());
-                    }
+        let give_back = |indices: &[u32]| {
+            let returners: Vec<_> = indices
+                .chunks(indices.len().div_ceil(3))
+                .map(|chunk| {
+                    let chunk = chunk.to_vec();
+                    std::thread::spawn(move || {
+                        for i in chunk {
+                            table.recycle(table.get(i).unwrap());
+                        }
+                    })
                 })
-            })
-            .collect();
-        returners.into_iter().for_each(|t| t.join().unwrap());
-        assert_eq!(
-            take(per_thread),
-            first,
-            "the recycled slots, before any fresh one"
+                .collect();
+            returners.into_iter().for_each(|t| t.join().unwrap());
+        };
+        give_back(&first);
+        let second = take(per_thread);
+        let mut distinct = second.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), second.len(), "each slot once");
+        let fresh = second.iter().filter(|&&i| i as usize >= n).count();
+        assert!(
+            fresh <= 2 * 64,
+            "{fresh} fresh slots while recycled ones were free"
         );
+        // One thread alone takes every recycled slot before a fresh one.
+        give_back(&second);
+        let count = second.len();
+        let again = std::thread::spawn(move || {
+            (0..count)
+                .map(|_| table.alloc().expect("room").index())
+                .collect::<Vec<_>>()
+        });
+        let mut again = again.join().unwrap();
+        again.sort_unstable();
+        assert_eq!(again, second, "the recycled slots, before any fresh one");
     }
 
     #[test]

@@ -66,7 +66,9 @@ pub(crate) struct Slot {
     pub(super) queue: Queue,
     /// The serial of the current incarnation; changes only while the slot is free.
     serial: AtomicU32,
-    /// Bytes of the incarnation's task allocation, for introspection.
+    /// Bytes of the incarnation's task allocation, for introspection; while the slot is free
+    /// and heads a chain in the table's shared free list, the next chain's first slot + 1
+    /// (0 = none), see [`Slot::next_chain`].
     task_bytes: AtomicU32,
     /// This slot's index in the table (set once, when the slot is first handed out).
     pub(super) index: AtomicU32,
@@ -168,6 +170,12 @@ impl Slot {
         self.task_bytes
             .store(task_bytes.min(u32::MAX as usize) as u32, Ordering::Relaxed);
         self.run_group.store(run_group, Ordering::Relaxed);
+    }
+
+    /// While the slot is free and heads a chain of the table's shared free list: the link
+    /// to the next chain. A free slot has no task to measure, so it lends this word.
+    pub(super) fn next_chain(&self) -> &AtomicU32 {
+        &self.task_bytes
     }
 
     /// The size of the incarnation's task, as recorded at spawn.
