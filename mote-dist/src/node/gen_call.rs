@@ -117,6 +117,8 @@ where
     S: Server,
     S::Call: DeserializeOwned,
     S::Reply: Serialize,
+    S::Cast: DeserializeOwned,
+    S::Info: DeserializeOwned,
 {
     match mote::register(name, server.pid()) {
         Ok(()) => {}
@@ -139,6 +141,15 @@ trait CallHandler: Send + Sync {
         payload: &[u8],
         opts: &Options,
     ) -> Result<BoxFuture<Result<ErasedReply, CallError>>, DecodeError>;
+
+    /// Decodes the request of the `{'$gen_cast', Request}` in `payload` and casts it.
+    fn cast(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError>;
+
+    /// Decodes `payload` as an info message and sends it.
+    fn info(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError>;
+
+    /// Stops the server with `reason` (`sys:terminate`'s system message).
+    fn stop(&self, reason: mote::ExitReason) -> BoxFuture<()>;
 }
 
 struct Served<S: Server>(ServerRef<S>);
@@ -148,6 +159,8 @@ where
     S: Server,
     S::Call: DeserializeOwned,
     S::Reply: Serialize,
+    S::Cast: DeserializeOwned,
+    S::Info: DeserializeOwned,
 {
     fn call(
         &self,
@@ -161,6 +174,28 @@ where
         Ok(Box::pin(async move {
             reply.await.map(|r| Box::new(r) as ErasedReply)
         }))
+    }
+
+    fn cast(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError> {
+        let (_, request): (IgnoredAny, S::Cast) = crate::serde::from_slice_with(payload, opts)?;
+        self.0.cast(request);
+        Ok(())
+    }
+
+    fn info(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError> {
+        self.0.info(crate::serde::from_slice_with(payload, opts)?);
+        Ok(())
+    }
+
+    fn stop(&self, reason: mote::ExitReason) -> BoxFuture<()> {
+        let server = self.0;
+        Box::pin(async move {
+            // The caller's monitor sees the end; nothing is answered (as `sys` answers
+            // nothing to a terminate: the server exits).
+            if let Err(e) = server.stop(reason, Duration::MAX).await {
+                tracing::debug!(server = %server.id(), "stop from another node: {e}");
+            }
+        })
     }
 }
 
@@ -205,8 +240,10 @@ impl Replies {
     }
 }
 
-/// The `{'$gen_call', {From, Tag}, _}` around a request.
+/// The `{'$gen_call', {From, Tag}, _}` around a request (or `{system, {From, Tag}, _}`
+/// around a system message).
 struct CallHeader {
+    label: Atom,
     from: ErlPid,
     tag: WireTerm,
 }
@@ -215,8 +252,22 @@ impl CallHeader {
     fn parse(payload: &[u8], opts: &Options) -> Option<CallHeader> {
         let (label, (from, tag), _): (Atom, (ErlPid, WireTerm), IgnoredAny) =
             crate::serde::from_slice_with(payload, opts).ok()?;
-        (label == "$gen_call").then_some(CallHeader { from, tag })
+        (label == GEN_CALL || label == SYSTEM).then_some(CallHeader { label, from, tag })
     }
+}
+
+/// Whether `payload` is a `{'$gen_cast', _}`.
+fn is_cast(payload: &[u8], opts: &Options) -> bool {
+    crate::serde::from_slice_with::<(Atom, IgnoredAny)>(payload, opts)
+        .is_ok_and(|(label, _)| label == "$gen_cast")
+}
+
+/// The reason of a `{system, From, {terminate, Reason}}` (what `sys:terminate` and so
+/// `gen_server:stop` send), or `None` for another system message.
+fn terminate_reason(payload: &[u8], opts: &Options) -> Option<mote::ExitReason> {
+    let (_, _, (what, reason)): (IgnoredAny, IgnoredAny, (Atom, WireTerm)) =
+        crate::serde::from_slice_with(payload, opts).ok()?;
+    (what == "terminate").then(|| super::terms::reason_from_wire(&reason))
 }
 
 /// The frame that answers `{Tag, Reply}` to a `gen_server` caller: through its alias when
@@ -309,9 +360,28 @@ impl Shared {
         };
         let Some(payload) = payload else { return true };
         let Some(header) = CallHeader::parse(payload, &self.serde) else {
-            tracing::warn!(peer = %peer, server = %id, "message to a served server that is not a $gen_call dropped");
+            // A cast, or an info message (anything else a process may be sent).
+            let handled = if is_cast(payload, &self.serde) {
+                handler.cast(payload, &self.serde)
+            } else {
+                handler.info(payload, &self.serde)
+            };
+            if let Err(e) = handled {
+                tracing::warn!(peer = %peer, server = %id, "message to a served server does not decode as its cast or info type, dropped: {e}");
+            }
             return true;
         };
+        if header.label == SYSTEM {
+            match terminate_reason(payload, &self.serde) {
+                Some(reason) => {
+                    tokio::spawn(handler.stop(reason));
+                }
+                None => {
+                    tracing::debug!(peer = %peer, server = %id, "system message other than terminate not answered")
+                }
+            }
+            return true;
+        }
         let call = match handler.call(payload, &self.serde) {
             Ok(call) => call,
             Err(e) => {
@@ -463,7 +533,7 @@ fn reply_arrived(payload: Option<&Bytes>, opts: &Options) {
 }
 
 /// Where a call goes.
-enum Target {
+pub(crate) enum Target {
     Name(Atom),
     Pid(ErlPid),
 }
@@ -562,8 +632,79 @@ impl Node {
         Req: Serialize + ?Sized,
         Reply: DeserializeOwned,
     {
-        let remote = node != self.shared.local.name.atom();
-        let mut pending = Pending::new(remote.then(|| node.clone()));
+        let mut call = self.shared.start_call(target, node, GEN_CALL, request)?;
+        let payload = tokio::time::timeout(timeout, call.answer())
+            .await
+            .map_err(|_| RemoteCallError::Timeout)??;
+        let (_, reply): (IgnoredAny, Reply) =
+            crate::serde::from_slice_with(&payload, &self.shared.serde)
+                .map_err(RemoteCallError::BadReply)?;
+        Ok(reply)
+    }
+}
+
+/// The label of a `gen_server` call.
+pub(crate) const GEN_CALL: &str = "$gen_call";
+/// The label of a system message (`sys:terminate` sends `{terminate, Reason}` under it).
+pub(crate) const SYSTEM: &str = "system";
+
+/// A call sent and waiting for its answer (by [`Shared::start_call`]). Dropped, it ends
+/// the call: its entry goes, so a late reply is dropped, and its monitor of the server is
+/// removed (unless the monitor fired).
+pub(crate) struct OutgoingCall {
+    pending: Pending,
+    shared: Arc<Shared>,
+    node: Atom,
+    /// DEMONITOR_P for the call's monitor, sent when the call ends; `None` once the
+    /// monitor fired (or for a call to this node, which makes none).
+    demonitor: Option<Bytes>,
+}
+
+impl OutgoingCall {
+    /// The server's `{Tag, Reply}` payload, or why none came (no timeout of its own).
+    pub(crate) async fn answer(&mut self) -> Result<Bytes, RemoteCallError> {
+        // The sender goes only with the entry, which this call holds: never `Err`.
+        let answer = (&mut self.pending.reply)
+            .await
+            .map_err(|_| RemoteCallError::Timeout)?;
+        match answer {
+            Answer::Reply(payload) => Ok(payload),
+            Answer::Down(reason) => {
+                // The monitor has fired: nothing to remove.
+                self.demonitor = None;
+                Err(match reason {
+                    mote::ExitReason::NoProc => RemoteCallError::NoProc,
+                    mote::ExitReason::NoConnection => RemoteCallError::NoConnection,
+                    reason => RemoteCallError::Exit(reason),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for OutgoingCall {
+    fn drop(&mut self) {
+        if let Some(frame) = self.demonitor.take() {
+            self.shared.route(self.node.clone(), frame);
+        }
+    }
+}
+
+impl Shared {
+    /// Sends `{Label, {From, Tag}, Request}` to `target` on `node` (this node's name
+    /// too), under a monitor of the server made as `gen_server:call` makes it, and returns
+    /// the call, waiting. Sent before this returns, on the connection's queue (dialled if
+    /// needed; a dial that fails ends the call with `noconnection`), so the call keeps its
+    /// order with the caller's earlier messages to that node.
+    pub(crate) fn start_call<Req: Serialize + ?Sized>(
+        self: &Arc<Self>,
+        target: Target,
+        node: &Atom,
+        label: &str,
+        request: &Req,
+    ) -> Result<OutgoingCall, RemoteCallError> {
+        let remote = node != self.local.name.atom();
+        let pending = Pending::new(remote.then(|| node.clone()));
         let from = node_pid();
         // The call monitors its server, as gen_server:call does, under the call's tag:
         // a server that is gone, or ends, fails the call at once (`noproc`, its reason),
@@ -584,7 +725,7 @@ impl Node {
             reference: pending.tag.clone(),
         };
         let envelope = (
-            Atom::new("$gen_call").expect("a short atom"),
+            Atom::new(label).expect("a short atom"),
             (&from, &pending.tag),
             request,
         );
@@ -599,46 +740,25 @@ impl Node {
             },
         };
         let frame = FrameBuilder::new(&control)?
-            .payload(&envelope, &self.shared.serde)?
+            .payload(&envelope, &self.serde)?
             .finish()?;
-        let wait = async {
-            if node == self.shared.local.name.atom() {
-                self.shared.call_local(frame);
-            } else {
-                if !self.shared.clone().connected(node.clone()).await {
-                    return Err(RemoteCallError::NoConnection);
-                }
-                let monitor = FrameBuilder::new(&monitor)?.finish()?;
-                self.shared.route(node.clone(), monitor);
-                self.shared.route(node.clone(), frame);
-            }
-            // The sender goes only with the entry, which this call holds: never `Err`.
-            (&mut pending.reply)
-                .await
-                .map_err(|_| RemoteCallError::Timeout)
+        let mut call = OutgoingCall {
+            pending,
+            shared: self.clone(),
+            node: node.clone(),
+            demonitor: None,
         };
-        let answer = tokio::time::timeout(timeout, wait).await;
-        if remote && !matches!(answer, Ok(Ok(Answer::Down(_)))) {
-            if let Ok(f) = FrameBuilder::new(&demonitor).and_then(FrameBuilder::finish) {
-                self.shared.route(node.clone(), f);
-            }
+        if remote {
+            let monitor = FrameBuilder::new(&monitor)?.finish()?;
+            call.demonitor = Some(FrameBuilder::new(&demonitor)?.finish()?);
+            self.route(node.clone(), monitor);
+            self.route(node.clone(), frame);
+        } else {
+            self.call_local(frame);
         }
-        let payload = match answer.map_err(|_| RemoteCallError::Timeout)?? {
-            Answer::Reply(payload) => payload,
-            Answer::Down(mote::ExitReason::NoProc) => return Err(RemoteCallError::NoProc),
-            Answer::Down(mote::ExitReason::NoConnection) => {
-                return Err(RemoteCallError::NoConnection)
-            }
-            Answer::Down(reason) => return Err(RemoteCallError::Exit(reason)),
-        };
-        let (_, reply): (IgnoredAny, Reply) =
-            crate::serde::from_slice_with(&payload, &self.shared.serde)
-                .map_err(RemoteCallError::BadReply)?;
-        Ok(reply)
+        Ok(call)
     }
-}
 
-impl Shared {
     /// A call this node makes to its own name or pid: served as one from another node
     /// would be, the answer handed straight back.
     fn call_local(&self, frame: Bytes) {
