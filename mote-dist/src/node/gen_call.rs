@@ -374,6 +374,21 @@ impl Shared {
         if header.label == SYSTEM {
             match terminate_reason(payload, &self.serde) {
                 Some(reason) => {
+                    // As `sys` does: `ok` to the caller, then the server terminates (its
+                    // end reaches the caller through its monitor).
+                    let ok = Atom::new("ok").expect("a short atom");
+                    match reply_frame(
+                        node_table::to_wire(id),
+                        &header.from,
+                        &header.tag,
+                        &ok,
+                        &self.serde,
+                    ) {
+                        Ok(frame) => replies().send(frame),
+                        Err(e) => {
+                            tracing::warn!(server = %id, "reply to terminate not encodable: {e}")
+                        }
+                    }
                     tokio::spawn(handler.stop(reason));
                 }
                 None => {
@@ -455,8 +470,14 @@ enum Answer {
     Down(mote::ExitReason),
 }
 
-/// A call waiting: the node it went to, and where its answer goes.
-type Waiter = (Option<Atom>, oneshot::Sender<Answer>);
+/// A call waiting: the node it went to, where its answer goes, and whether a reply ends
+/// it (a stop waits for the server's end: `sys` replies `ok` to a terminate, then the
+/// server exits).
+struct Waiter {
+    node: Option<Atom>,
+    answer: oneshot::Sender<Answer>,
+    wants_reply: bool,
+}
 
 /// The calls this node waits on, by tag.
 static PENDING: LazyLock<Mutex<HashMap<ErlRef, Waiter>>> = LazyLock::new(Default::default);
@@ -472,8 +493,8 @@ struct Pending {
 /// fired): the call fails with the reason. False if `tag` is no call of this node.
 pub(crate) fn server_down(tag: &ErlRef, reason: &mote::ExitReason) -> bool {
     match PENDING.lock().remove(tag) {
-        Some((_, waiter)) => {
-            let _ = waiter.send(Answer::Down(reason.clone()));
+        Some(waiter) => {
+            let _ = waiter.answer.send(Answer::Down(reason.clone()));
             true
         }
         None => false,
@@ -485,18 +506,20 @@ pub(crate) fn node_down(peer: &Atom) {
     let mut pending = PENDING.lock();
     let lost: Vec<ErlRef> = pending
         .iter()
-        .filter(|(_, (node, _))| node.as_ref() == Some(peer))
+        .filter(|(_, waiter)| waiter.node.as_ref() == Some(peer))
         .map(|(tag, _)| tag.clone())
         .collect();
     for tag in lost {
-        if let Some((_, waiter)) = pending.remove(&tag) {
-            let _ = waiter.send(Answer::Down(mote::ExitReason::NoConnection));
+        if let Some(waiter) = pending.remove(&tag) {
+            let _ = waiter
+                .answer
+                .send(Answer::Down(mote::ExitReason::NoConnection));
         }
     }
 }
 
 impl Pending {
-    fn new(node: Option<Atom>) -> Pending {
+    fn new(node: Option<Atom>, wants_reply: bool) -> Pending {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         // A random word tells our tags from those of an earlier run of this node name.
         static SALT: LazyLock<u32> = LazyLock::new(rand::random);
@@ -505,7 +528,12 @@ impl Pending {
         let tag =
             ErlRef::new(name, creation, &[n as u32, (n >> 32) as u32, *SALT]).expect("three words");
         let (tx, reply) = oneshot::channel();
-        PENDING.lock().insert(tag.clone(), (node, tx));
+        let waiter = Waiter {
+            node,
+            answer: tx,
+            wants_reply,
+        };
+        PENDING.lock().insert(tag.clone(), waiter);
         Pending { tag, reply }
     }
 }
@@ -524,10 +552,14 @@ fn reply_arrived(payload: Option<&Bytes>, opts: &Options) {
         tracing::debug!("message to the node's pid that is not a call reply dropped");
         return;
     };
-    match PENDING.lock().remove(&tag) {
-        Some((_, waiter)) => {
-            let _ = waiter.send(Answer::Reply(payload.clone()));
+    let mut pending = PENDING.lock();
+    match pending.get(&tag) {
+        Some(waiter) if waiter.wants_reply => {
+            if let Some(waiter) = pending.remove(&tag) {
+                let _ = waiter.answer.send(Answer::Reply(payload.clone()));
+            }
         }
+        Some(_) => tracing::debug!(?tag, "reply to a stop ignored: its end is the answer"),
         None => tracing::debug!(?tag, "late reply dropped: its call has ended"),
     }
 }
@@ -704,7 +736,7 @@ impl Shared {
         request: &Req,
     ) -> Result<OutgoingCall, RemoteCallError> {
         let remote = node != self.local.name.atom();
-        let pending = Pending::new(remote.then(|| node.clone()));
+        let pending = Pending::new(remote.then(|| node.clone()), label != SYSTEM);
         let from = node_pid();
         // The call monitors its server, as gen_server:call does, under the call's tag:
         // a server that is gone, or ends, fails the call at once (`noproc`, its reason),
