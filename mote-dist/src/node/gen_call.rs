@@ -12,7 +12,9 @@
 //!   Each call waits for its reply in a task of its own, so the replies to two calls
 //!   outstanding at once (`gen_server:send_request`) may leave in either order.
 //! * **Out of mote.** [`Node::call`] (by `{Name, Node}`) and [`Node::call_pid`] (by pid) call
-//!   an Erlang `gen_server` (or a served mote server on another node). The caller's `From`
+//!   an Erlang `gen_server` (or a served mote server on another node); so do the calls and
+//!   stops through a `ServerRef` of another node (`server_ref.rs`), through the same
+//!   `Shared::start_call`. The caller's `From`
 //!   is a pid of this node that no mote process can have (a process number beyond the
 //!   runtime's table), served by the node itself; the tag is a fresh reference of this
 //!   node, and the call waits in a table keyed by it, removed on reply, on timeout and when
@@ -77,7 +79,12 @@ fn is_node_pid(id: ProcessId) -> bool {
 /// the server already holds that name, as [`ServerOptions::name`] gives it).
 ///
 /// The request decodes into `S::Call` and the reply encodes from `S::Reply` by the serde
-/// mapping of [`crate::serde`]. A request that does not decode is logged and not answered:
+/// mapping of [`crate::serde`]. The rest of the `gen_server` protocol is served too, so a
+/// `ServerRef` of another node ([`Node::server`]) works in full: `{'$gen_cast', Request}`
+/// decodes into `S::Cast` and is cast, any other message decodes into `S::Info` (one that
+/// does not is logged and dropped), and `{system, From, {terminate, Reason}}`
+/// (`gen_server:stop`) is answered `ok`, as `sys` does, and the server stopped with the
+/// reason. A request that does not decode is logged and not answered:
 /// the Erlang caller gets its `timeout` exit. The server is called with no timeout of its
 /// own (the caller has one), from a task per call. The caller's monitor of the server (by
 /// name, as `gen_server:call` makes it) sees the server end; a call the server drops
@@ -680,7 +687,7 @@ pub(crate) const GEN_CALL: &str = "$gen_call";
 /// The label of a system message (`sys:terminate` sends `{terminate, Reason}` under it).
 pub(crate) const SYSTEM: &str = "system";
 
-/// A call sent and waiting for its answer (by [`Shared::start_call`]). Dropped, it ends
+/// A call sent and waiting for its answer (by `Shared::start_call`). Dropped, it ends
 /// the call: its entry goes, so a late reply is dropped, and its monitor of the server is
 /// removed (unless the monitor fired).
 pub(crate) struct OutgoingCall {

@@ -17,7 +17,8 @@ use crate::values::exit::ExitReason;
 use crate::values::pid::{Pid, ProcessId};
 
 /// The address of a server whose callbacks are `S`: call, cast, send info, stop. `Copy`,
-/// like a [`Pid`].
+/// like a [`Pid`]. With the `dist` feature it may address a server of another node (by
+/// `{Name, Node}`, or received in a message), used the same way.
 ///
 /// ```
 /// use std::time::Duration;
@@ -63,7 +64,14 @@ pub enum CallError {
     /// The server ended during the call, with this reason (`normal` too).
     #[error("the server exited during the call: {0}")]
     Exit(ExitReason),
-    /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition).
+    /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition). For
+    /// a server of another node (the `dist` feature) also: the request did not encode, the
+    /// reply did not decode as `S::Reply` (both logged), or a typed request
+    /// ([`ServerRef::request`]), which does not cross nodes.
+    ///
+    /// A node that cannot be reached, or is lost during a call, is
+    /// `Exit(`[`ExitReason::NoConnection`]`)`: the reason the call's monitor of the server
+    /// gives (Erlang's call exits with `{nodedown, Node}`).
     #[error("the server dropped the call without replying")]
     NoReply,
     /// A server called itself, which could only time out (Erlang's `calling_self`).
@@ -204,12 +212,15 @@ impl<S: Server> ServerRef<S> {
         (recorded == Some(tag)).then(|| Self::from_pid(unsafe { Pid::from_id(id) }))
     }
 
-    /// The server's process id.
+    /// The server's process id. For a reference by `{Name, Node}` of another node (the
+    /// `dist` feature), a placeholder id of that node: the server's pid is known there.
     pub fn id(&self) -> ProcessId {
         self.pid.id()
     }
 
     /// The server's process as a [`Pid`] of its [`Envelope`]s (for timers, the registry).
+    /// An `Envelope` does not cross nodes: for a server of another node, send through
+    /// [`ServerRef::info`] and [`ServerRef::cast`].
     pub fn pid(&self) -> Pid<Envelope<S>> {
         self.pid
     }
