@@ -12,7 +12,9 @@
 //!   Each call waits for its reply in a task of its own, so the replies to two calls
 //!   outstanding at once (`gen_server:send_request`) may leave in either order.
 //! * **Out of mote.** [`Node::call`] (by `{Name, Node}`) and [`Node::call_pid`] (by pid) call
-//!   an Erlang `gen_server` (or a served mote server on another node). The caller's `From`
+//!   an Erlang `gen_server` (or a served mote server on another node); so do the calls and
+//!   stops through a `ServerRef` of another node (`server_ref.rs`), through the same
+//!   `Shared::start_call`. The caller's `From`
 //!   is a pid of this node that no mote process can have (a process number beyond the
 //!   runtime's table), served by the node itself; the tag is a fresh reference of this
 //!   node, and the call waits in a table keyed by it, removed on reply, on timeout and when
@@ -77,7 +79,12 @@ fn is_node_pid(id: ProcessId) -> bool {
 /// the server already holds that name, as [`ServerOptions::name`] gives it).
 ///
 /// The request decodes into `S::Call` and the reply encodes from `S::Reply` by the serde
-/// mapping of [`crate::serde`]. A request that does not decode is logged and not answered:
+/// mapping of [`crate::serde`]. The rest of the `gen_server` protocol is served too, so a
+/// `ServerRef` of another node ([`Node::server`]) works in full: `{'$gen_cast', Request}`
+/// decodes into `S::Cast` and is cast, any other message decodes into `S::Info` (one that
+/// does not is logged and dropped), and `{system, From, {terminate, Reason}}`
+/// (`gen_server:stop`) is answered `ok`, as `sys` does, and the server stopped with the
+/// reason. A request that does not decode is logged and not answered:
 /// the Erlang caller gets its `timeout` exit. The server is called with no timeout of its
 /// own (the caller has one), from a task per call. The caller's monitor of the server (by
 /// name, as `gen_server:call` makes it) sees the server end; a call the server drops
@@ -117,6 +124,8 @@ where
     S: Server,
     S::Call: DeserializeOwned,
     S::Reply: Serialize,
+    S::Cast: DeserializeOwned,
+    S::Info: DeserializeOwned,
 {
     match mote::register(name, server.pid()) {
         Ok(()) => {}
@@ -139,6 +148,15 @@ trait CallHandler: Send + Sync {
         payload: &[u8],
         opts: &Options,
     ) -> Result<BoxFuture<Result<ErasedReply, CallError>>, DecodeError>;
+
+    /// Decodes the request of the `{'$gen_cast', Request}` in `payload` and casts it.
+    fn cast(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError>;
+
+    /// Decodes `payload` as an info message and sends it.
+    fn info(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError>;
+
+    /// Stops the server with `reason` (`sys:terminate`'s system message).
+    fn stop(&self, reason: mote::ExitReason) -> BoxFuture<()>;
 }
 
 struct Served<S: Server>(ServerRef<S>);
@@ -148,6 +166,8 @@ where
     S: Server,
     S::Call: DeserializeOwned,
     S::Reply: Serialize,
+    S::Cast: DeserializeOwned,
+    S::Info: DeserializeOwned,
 {
     fn call(
         &self,
@@ -161,6 +181,28 @@ where
         Ok(Box::pin(async move {
             reply.await.map(|r| Box::new(r) as ErasedReply)
         }))
+    }
+
+    fn cast(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError> {
+        let (_, request): (IgnoredAny, S::Cast) = crate::serde::from_slice_with(payload, opts)?;
+        self.0.cast(request);
+        Ok(())
+    }
+
+    fn info(&self, payload: &[u8], opts: &Options) -> Result<(), DecodeError> {
+        self.0.info(crate::serde::from_slice_with(payload, opts)?);
+        Ok(())
+    }
+
+    fn stop(&self, reason: mote::ExitReason) -> BoxFuture<()> {
+        let server = self.0;
+        Box::pin(async move {
+            // The caller's monitor sees the end; nothing is answered (as `sys` answers
+            // nothing to a terminate: the server exits).
+            if let Err(e) = server.stop(reason, Duration::MAX).await {
+                tracing::debug!(server = %server.id(), "stop from another node: {e}");
+            }
+        })
     }
 }
 
@@ -205,8 +247,10 @@ impl Replies {
     }
 }
 
-/// The `{'$gen_call', {From, Tag}, _}` around a request.
+/// The `{'$gen_call', {From, Tag}, _}` around a request (or `{system, {From, Tag}, _}`
+/// around a system message).
 struct CallHeader {
+    label: Atom,
     from: ErlPid,
     tag: WireTerm,
 }
@@ -215,8 +259,22 @@ impl CallHeader {
     fn parse(payload: &[u8], opts: &Options) -> Option<CallHeader> {
         let (label, (from, tag), _): (Atom, (ErlPid, WireTerm), IgnoredAny) =
             crate::serde::from_slice_with(payload, opts).ok()?;
-        (label == "$gen_call").then_some(CallHeader { from, tag })
+        (label == GEN_CALL || label == SYSTEM).then_some(CallHeader { label, from, tag })
     }
+}
+
+/// Whether `payload` is a `{'$gen_cast', _}`.
+fn is_cast(payload: &[u8], opts: &Options) -> bool {
+    crate::serde::from_slice_with::<(Atom, IgnoredAny)>(payload, opts)
+        .is_ok_and(|(label, _)| label == "$gen_cast")
+}
+
+/// The reason of a `{system, From, {terminate, Reason}}` (what `sys:terminate` and so
+/// `gen_server:stop` send), or `None` for another system message.
+fn terminate_reason(payload: &[u8], opts: &Options) -> Option<mote::ExitReason> {
+    let (_, _, (what, reason)): (IgnoredAny, IgnoredAny, (Atom, WireTerm)) =
+        crate::serde::from_slice_with(payload, opts).ok()?;
+    (what == "terminate").then(|| super::terms::reason_from_wire(&reason))
 }
 
 /// The frame that answers `{Tag, Reply}` to a `gen_server` caller: through its alias when
@@ -309,9 +367,43 @@ impl Shared {
         };
         let Some(payload) = payload else { return true };
         let Some(header) = CallHeader::parse(payload, &self.serde) else {
-            tracing::warn!(peer = %peer, server = %id, "message to a served server that is not a $gen_call dropped");
+            // A cast, or an info message (anything else a process may be sent).
+            let handled = if is_cast(payload, &self.serde) {
+                handler.cast(payload, &self.serde)
+            } else {
+                handler.info(payload, &self.serde)
+            };
+            if let Err(e) = handled {
+                tracing::warn!(peer = %peer, server = %id, "message to a served server does not decode as its cast or info type, dropped: {e}");
+            }
             return true;
         };
+        if header.label == SYSTEM {
+            match terminate_reason(payload, &self.serde) {
+                Some(reason) => {
+                    // As `sys` does: `ok` to the caller, then the server terminates (its
+                    // end reaches the caller through its monitor).
+                    let ok = Atom::new("ok").expect("a short atom");
+                    match reply_frame(
+                        node_table::to_wire(id),
+                        &header.from,
+                        &header.tag,
+                        &ok,
+                        &self.serde,
+                    ) {
+                        Ok(frame) => replies().send(frame),
+                        Err(e) => {
+                            tracing::warn!(server = %id, "reply to terminate not encodable: {e}")
+                        }
+                    }
+                    tokio::spawn(handler.stop(reason));
+                }
+                None => {
+                    tracing::debug!(peer = %peer, server = %id, "system message other than terminate not answered")
+                }
+            }
+            return true;
+        }
         let call = match handler.call(payload, &self.serde) {
             Ok(call) => call,
             Err(e) => {
@@ -385,8 +477,14 @@ enum Answer {
     Down(mote::ExitReason),
 }
 
-/// A call waiting: the node it went to, and where its answer goes.
-type Waiter = (Option<Atom>, oneshot::Sender<Answer>);
+/// A call waiting: the node it went to, where its answer goes, and whether a reply ends
+/// it (a stop waits for the server's end: `sys` replies `ok` to a terminate, then the
+/// server exits).
+struct Waiter {
+    node: Option<Atom>,
+    answer: oneshot::Sender<Answer>,
+    wants_reply: bool,
+}
 
 /// The calls this node waits on, by tag.
 static PENDING: LazyLock<Mutex<HashMap<ErlRef, Waiter>>> = LazyLock::new(Default::default);
@@ -402,8 +500,8 @@ struct Pending {
 /// fired): the call fails with the reason. False if `tag` is no call of this node.
 pub(crate) fn server_down(tag: &ErlRef, reason: &mote::ExitReason) -> bool {
     match PENDING.lock().remove(tag) {
-        Some((_, waiter)) => {
-            let _ = waiter.send(Answer::Down(reason.clone()));
+        Some(waiter) => {
+            let _ = waiter.answer.send(Answer::Down(reason.clone()));
             true
         }
         None => false,
@@ -415,18 +513,20 @@ pub(crate) fn node_down(peer: &Atom) {
     let mut pending = PENDING.lock();
     let lost: Vec<ErlRef> = pending
         .iter()
-        .filter(|(_, (node, _))| node.as_ref() == Some(peer))
+        .filter(|(_, waiter)| waiter.node.as_ref() == Some(peer))
         .map(|(tag, _)| tag.clone())
         .collect();
     for tag in lost {
-        if let Some((_, waiter)) = pending.remove(&tag) {
-            let _ = waiter.send(Answer::Down(mote::ExitReason::NoConnection));
+        if let Some(waiter) = pending.remove(&tag) {
+            let _ = waiter
+                .answer
+                .send(Answer::Down(mote::ExitReason::NoConnection));
         }
     }
 }
 
 impl Pending {
-    fn new(node: Option<Atom>) -> Pending {
+    fn new(node: Option<Atom>, wants_reply: bool) -> Pending {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         // A random word tells our tags from those of an earlier run of this node name.
         static SALT: LazyLock<u32> = LazyLock::new(rand::random);
@@ -435,7 +535,12 @@ impl Pending {
         let tag =
             ErlRef::new(name, creation, &[n as u32, (n >> 32) as u32, *SALT]).expect("three words");
         let (tx, reply) = oneshot::channel();
-        PENDING.lock().insert(tag.clone(), (node, tx));
+        let waiter = Waiter {
+            node,
+            answer: tx,
+            wants_reply,
+        };
+        PENDING.lock().insert(tag.clone(), waiter);
         Pending { tag, reply }
     }
 }
@@ -454,16 +559,20 @@ fn reply_arrived(payload: Option<&Bytes>, opts: &Options) {
         tracing::debug!("message to the node's pid that is not a call reply dropped");
         return;
     };
-    match PENDING.lock().remove(&tag) {
-        Some((_, waiter)) => {
-            let _ = waiter.send(Answer::Reply(payload.clone()));
+    let mut pending = PENDING.lock();
+    match pending.get(&tag) {
+        Some(waiter) if waiter.wants_reply => {
+            if let Some(waiter) = pending.remove(&tag) {
+                let _ = waiter.answer.send(Answer::Reply(payload.clone()));
+            }
         }
+        Some(_) => tracing::debug!(?tag, "reply to a stop ignored: its end is the answer"),
         None => tracing::debug!(?tag, "late reply dropped: its call has ended"),
     }
 }
 
 /// Where a call goes.
-enum Target {
+pub(crate) enum Target {
     Name(Atom),
     Pid(ErlPid),
 }
@@ -562,8 +671,79 @@ impl Node {
         Req: Serialize + ?Sized,
         Reply: DeserializeOwned,
     {
-        let remote = node != self.shared.local.name.atom();
-        let mut pending = Pending::new(remote.then(|| node.clone()));
+        let mut call = self.shared.start_call(target, node, GEN_CALL, request)?;
+        let payload = tokio::time::timeout(timeout, call.answer())
+            .await
+            .map_err(|_| RemoteCallError::Timeout)??;
+        let (_, reply): (IgnoredAny, Reply) =
+            crate::serde::from_slice_with(&payload, &self.shared.serde)
+                .map_err(RemoteCallError::BadReply)?;
+        Ok(reply)
+    }
+}
+
+/// The label of a `gen_server` call.
+pub(crate) const GEN_CALL: &str = "$gen_call";
+/// The label of a system message (`sys:terminate` sends `{terminate, Reason}` under it).
+pub(crate) const SYSTEM: &str = "system";
+
+/// A call sent and waiting for its answer (by `Shared::start_call`). Dropped, it ends
+/// the call: its entry goes, so a late reply is dropped, and its monitor of the server is
+/// removed (unless the monitor fired).
+pub(crate) struct OutgoingCall {
+    pending: Pending,
+    shared: Arc<Shared>,
+    node: Atom,
+    /// DEMONITOR_P for the call's monitor, sent when the call ends; `None` once the
+    /// monitor fired (or for a call to this node, which makes none).
+    demonitor: Option<Bytes>,
+}
+
+impl OutgoingCall {
+    /// The server's `{Tag, Reply}` payload, or why none came (no timeout of its own).
+    pub(crate) async fn answer(&mut self) -> Result<Bytes, RemoteCallError> {
+        // The sender goes only with the entry, which this call holds: never `Err`.
+        let answer = (&mut self.pending.reply)
+            .await
+            .map_err(|_| RemoteCallError::Timeout)?;
+        match answer {
+            Answer::Reply(payload) => Ok(payload),
+            Answer::Down(reason) => {
+                // The monitor has fired: nothing to remove.
+                self.demonitor = None;
+                Err(match reason {
+                    mote::ExitReason::NoProc => RemoteCallError::NoProc,
+                    mote::ExitReason::NoConnection => RemoteCallError::NoConnection,
+                    reason => RemoteCallError::Exit(reason),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for OutgoingCall {
+    fn drop(&mut self) {
+        if let Some(frame) = self.demonitor.take() {
+            self.shared.route(self.node.clone(), frame);
+        }
+    }
+}
+
+impl Shared {
+    /// Sends `{Label, {From, Tag}, Request}` to `target` on `node` (this node's name
+    /// too), under a monitor of the server made as `gen_server:call` makes it, and returns
+    /// the call, waiting. Sent before this returns, on the connection's queue (dialled if
+    /// needed; a dial that fails ends the call with `noconnection`), so the call keeps its
+    /// order with the caller's earlier messages to that node.
+    pub(crate) fn start_call<Req: Serialize + ?Sized>(
+        self: &Arc<Self>,
+        target: Target,
+        node: &Atom,
+        label: &str,
+        request: &Req,
+    ) -> Result<OutgoingCall, RemoteCallError> {
+        let remote = node != self.local.name.atom();
+        let pending = Pending::new(remote.then(|| node.clone()), label != SYSTEM);
         let from = node_pid();
         // The call monitors its server, as gen_server:call does, under the call's tag:
         // a server that is gone, or ends, fails the call at once (`noproc`, its reason),
@@ -584,7 +764,7 @@ impl Node {
             reference: pending.tag.clone(),
         };
         let envelope = (
-            Atom::new("$gen_call").expect("a short atom"),
+            Atom::new(label).expect("a short atom"),
             (&from, &pending.tag),
             request,
         );
@@ -599,46 +779,25 @@ impl Node {
             },
         };
         let frame = FrameBuilder::new(&control)?
-            .payload(&envelope, &self.shared.serde)?
+            .payload(&envelope, &self.serde)?
             .finish()?;
-        let wait = async {
-            if node == self.shared.local.name.atom() {
-                self.shared.call_local(frame);
-            } else {
-                if !self.shared.clone().connected(node.clone()).await {
-                    return Err(RemoteCallError::NoConnection);
-                }
-                let monitor = FrameBuilder::new(&monitor)?.finish()?;
-                self.shared.route(node.clone(), monitor);
-                self.shared.route(node.clone(), frame);
-            }
-            // The sender goes only with the entry, which this call holds: never `Err`.
-            (&mut pending.reply)
-                .await
-                .map_err(|_| RemoteCallError::Timeout)
+        let mut call = OutgoingCall {
+            pending,
+            shared: self.clone(),
+            node: node.clone(),
+            demonitor: None,
         };
-        let answer = tokio::time::timeout(timeout, wait).await;
-        if remote && !matches!(answer, Ok(Ok(Answer::Down(_)))) {
-            if let Ok(f) = FrameBuilder::new(&demonitor).and_then(FrameBuilder::finish) {
-                self.shared.route(node.clone(), f);
-            }
+        if remote {
+            let monitor = FrameBuilder::new(&monitor)?.finish()?;
+            call.demonitor = Some(FrameBuilder::new(&demonitor)?.finish()?);
+            self.route(node.clone(), monitor);
+            self.route(node.clone(), frame);
+        } else {
+            self.call_local(frame);
         }
-        let payload = match answer.map_err(|_| RemoteCallError::Timeout)?? {
-            Answer::Reply(payload) => payload,
-            Answer::Down(mote::ExitReason::NoProc) => return Err(RemoteCallError::NoProc),
-            Answer::Down(mote::ExitReason::NoConnection) => {
-                return Err(RemoteCallError::NoConnection)
-            }
-            Answer::Down(reason) => return Err(RemoteCallError::Exit(reason)),
-        };
-        let (_, reply): (IgnoredAny, Reply) =
-            crate::serde::from_slice_with(&payload, &self.shared.serde)
-                .map_err(RemoteCallError::BadReply)?;
-        Ok(reply)
+        Ok(call)
     }
-}
 
-impl Shared {
     /// A call this node makes to its own name or pid: served as one from another node
     /// would be, the answer handed straight back.
     fn call_local(&self, frame: Bytes) {

@@ -43,6 +43,7 @@ mod gen_call;
 mod incoming;
 mod options;
 mod rpc;
+mod server_ref;
 mod signals;
 mod spawn;
 mod terms;

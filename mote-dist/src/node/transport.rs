@@ -1,10 +1,11 @@
 //! The node as mote's distribution transport: `Pid::send` to a pid of another node
 //! arrives here, is encoded into a frame on the sender's thread and queued on the
-//! connection to that node.
+//! connection to that node; calls, casts and stops through a `ServerRef` of another node
+//! arrive here too (`server_ref.rs`).
 
 use std::sync::Arc;
 
-use mote::dist::{RemoteMessage, Transport};
+use mote::dist::{RemoteMessage, RemoteReply, ReplyDecoder, ServerAddress, Transport};
 use mote::ProcessId;
 
 use super::connections::Shared;
@@ -44,6 +45,27 @@ impl Transport for NodeTransport {
 
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: mote::MonitorRef) {
         self.shared.demonitor_out(watcher, target, monitor)
+    }
+
+    fn call(
+        &self,
+        server: ServerAddress<'_>,
+        request: RemoteMessage,
+        reply: ReplyDecoder,
+    ) -> RemoteReply {
+        super::server_ref::call(&self.shared, server, request, reply)
+    }
+
+    fn stop(&self, server: ServerAddress<'_>, reason: &mote::ExitReason) -> RemoteReply {
+        super::server_ref::stop(&self.shared, server, reason)
+    }
+
+    fn cast(&self, server: ServerAddress<'_>, request: RemoteMessage) {
+        super::server_ref::cast(&self.shared, server, request)
+    }
+
+    fn send_named(&self, node: u32, name: &mote::Atom, message: RemoteMessage) {
+        super::server_ref::send_named(&self.shared, node, name, message)
     }
 
     fn send(&self, to: ProcessId, message: RemoteMessage) {

@@ -22,4 +22,5 @@ handle_call({sleep, Ms}, From, S) ->
 handle_call({stop, Reason}, _From, S) -> {stop, Reason, S};
 handle_call(self, _From, S) -> {reply, self(), S}.
 
+handle_cast({put, K, V}, S) -> {noreply, S#{K => V}};
 handle_cast(_, S) -> {noreply, S}.

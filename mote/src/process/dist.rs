@@ -137,6 +137,205 @@ pub trait Transport: Send + Sync + 'static {
     fn demonitor(&self, watcher: ProcessId, target: ProcessId, monitor: MonitorRef) {
         let _ = (watcher, target, monitor);
     }
+
+    /// A `gen_server` call to `server`, of another node: sends `request` (Erlang's
+    /// `{'$gen_call', {From, Tag}, Request}`) and gives the reply, decoded by `reply`, or
+    /// why there is none. The request must be queued before this returns, so a call keeps
+    /// its order with the caller's earlier sends to that node; the future only waits, and
+    /// has no timeout of its own: the caller drops it when it gives up, which must end
+    /// whatever the call holds (its entry, its monitor of the server).
+    ///
+    /// Default: fails at once with [`CallFailure::Unsupported`].
+    fn call(
+        &self,
+        server: ServerAddress<'_>,
+        request: RemoteMessage,
+        reply: ReplyDecoder,
+    ) -> RemoteReply {
+        let _ = (server, request, reply);
+        Box::pin(std::future::ready(Err(CallFailure::Unsupported)))
+    }
+
+    /// Stops `server`, of another node, with `reason`, as Erlang's `gen_server:stop/3`
+    /// does: a system message `{system, {From, Tag}, {terminate, Reason}}` sent as a call
+    /// (what `sys:terminate` sends), under a monitor of the server. The future ends with
+    /// the server's end, [`CallFailure::Exit`] and its exit reason (`Ok` would mean the
+    /// server answered instead of ending). As [`Transport::call`] otherwise: sent before
+    /// this returns, no timeout of its own, ended by dropping it.
+    ///
+    /// Default: fails at once with [`CallFailure::Unsupported`].
+    fn stop(&self, server: ServerAddress<'_>, reason: &ExitReason) -> RemoteReply {
+        let _ = (server, reason);
+        Box::pin(std::future::ready(Err(CallFailure::Unsupported)))
+    }
+
+    /// A `gen_server` cast to `server`, of another node (Erlang's `{'$gen_cast',
+    /// Request}`). Never fails, as `gen_server:cast` does not. Default: dropped.
+    fn cast(&self, server: ServerAddress<'_>, request: RemoteMessage) {
+        let _ = (server, request);
+    }
+
+    /// A message for the process registered as `name` on node `node` (Erlang's
+    /// `{Name, Node} ! Message`). Default: dropped.
+    fn send_named(&self, node: u32, name: &Atom, message: RemoteMessage) {
+        let _ = (node, name, message);
+    }
+}
+
+/// The server a [`Transport::call`] or [`Transport::cast`] goes to: a process of another
+/// node, or the process registered under a name there (Erlang's `{Name, Node}`, looked up
+/// by that node at each call).
+///
+/// ```
+/// use mote::dist::ServerAddress;
+/// let at = ServerAddress::Pid(mote::ProcessId::from_parts(2, 7, 0, 1));
+/// assert_eq!(at.node(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerAddress<'a> {
+    /// The server's process.
+    Pid(ProcessId),
+    /// The process registered as `name` on node `node` (a node number: see
+    /// [`ProcessId::node`]).
+    Name {
+        /// The registered name.
+        name: &'a Atom,
+        /// The node's number.
+        node: u32,
+    },
+}
+
+impl ServerAddress<'_> {
+    /// The number of the server's node.
+    ///
+    /// ```
+    /// let name = mote::Atom::new("kv").unwrap();
+    /// let at = mote::dist::ServerAddress::Name { name: &name, node: 4 };
+    /// assert_eq!(at.node(), 4);
+    /// ```
+    pub fn node(&self) -> u32 {
+        match self {
+            ServerAddress::Pid(id) => id.node(),
+            ServerAddress::Name { node, .. } => *node,
+        }
+    }
+}
+
+/// Why a [`Transport::call`] gave no reply. The server layer turns these into its
+/// `CallError`s.
+///
+/// ```
+/// use mote::dist::CallFailure;
+/// assert_eq!(CallFailure::NoProc.to_string(), "noproc: no such server");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallFailure {
+    /// No process has the name, or the pid's process is not alive (Erlang's `noproc`).
+    #[error("noproc: no such server")]
+    NoProc,
+    /// The server ended before it replied, with this reason.
+    #[error("the server ended before replying: {0}")]
+    Exit(ExitReason),
+    /// The server's node cannot be reached, or its connection was lost during the call.
+    #[error("noconnection: the node cannot be reached")]
+    NoConnection,
+    /// The request could not be encoded, or the reply does not decode as the type asked
+    /// for.
+    #[error("the call's request or reply does not fit the wire: {0}")]
+    Codec(String),
+    /// The transport does not make calls.
+    #[error("the distribution transport does not make calls")]
+    Unsupported,
+}
+
+/// The reply of a [`Transport::call`], as its [`ReplyDecoder`] made it.
+pub type RemoteReply = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Box<dyn Any + Send>, CallFailure>> + Send>,
+>;
+
+/// How the reply of a call to another node is decoded: into the reply type of the server
+/// called, boxed. Made once per reply type, where that type is known to be
+/// `DeserializeOwned` (when a reference to a server of another node is made). It is a
+/// [`DeserializeSeed`](serde::de::DeserializeSeed), so a transport decodes the reply in
+/// place, inside the `{Tag, Reply}` around it.
+///
+/// ```
+/// use mote::dist::ReplyDecoder;
+/// let decoder = ReplyDecoder::of::<Vec<u8>>();
+/// let mut json = serde_json::Deserializer::from_str("[1,2]");
+/// let reply = decoder.decode(&mut <dyn erased_serde::Deserializer>::erase(&mut json)).unwrap();
+/// assert_eq!(*reply.downcast::<Vec<u8>>().unwrap(), vec![1, 2]);
+/// ```
+#[derive(Clone, Copy)]
+pub struct ReplyDecoder {
+    type_name: &'static str,
+    decode: DecodeReplyFn,
+}
+
+/// Decodes one reply type, boxed.
+type DecodeReplyFn =
+    fn(&mut dyn erased_serde::Deserializer<'_>) -> Result<Box<dyn Any + Send>, erased_serde::Error>;
+
+fn decode_reply<R: DeserializeOwned + Send + 'static>(
+    d: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<Box<dyn Any + Send>, erased_serde::Error> {
+    Ok(Box::new(erased_serde::deserialize::<R>(d)?))
+}
+
+impl ReplyDecoder {
+    /// The decoder of replies of type `R`.
+    ///
+    /// ```
+    /// assert!(mote::dist::ReplyDecoder::of::<String>().type_name().contains("String"));
+    /// ```
+    pub fn of<R: DeserializeOwned + Send + 'static>() -> Self {
+        ReplyDecoder {
+            type_name: std::any::type_name::<R>(),
+            decode: decode_reply::<R>,
+        }
+    }
+
+    /// Decodes a reply.
+    ///
+    /// ```
+    /// let d = mote::dist::ReplyDecoder::of::<u8>();
+    /// let mut json = serde_json::Deserializer::from_str("300");
+    /// assert!(d.decode(&mut <dyn erased_serde::Deserializer>::erase(&mut json)).is_err());
+    /// ```
+    pub fn decode(
+        &self,
+        d: &mut dyn erased_serde::Deserializer<'_>,
+    ) -> Result<Box<dyn Any + Send>, erased_serde::Error> {
+        (self.decode)(d)
+    }
+
+    /// The Rust type of the reply, for error messages.
+    ///
+    /// ```
+    /// assert_eq!(mote::dist::ReplyDecoder::of::<u8>().type_name(), "u8");
+    /// ```
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+}
+
+impl std::fmt::Debug for ReplyDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ReplyDecoder")
+            .field(&self.type_name)
+            .finish()
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ReplyDecoder {
+    type Value = Box<dyn Any + Send>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        use serde::de::Error;
+        let mut erased = <dyn erased_serde::Deserializer<'_>>::erase(deserializer);
+        (self.decode)(&mut erased).map_err(D::Error::custom)
+    }
 }
 
 /// The target that stands for "the process holding the name" in a monitor by `{Name, Node}`
@@ -499,6 +698,28 @@ pub fn register_message_type<M: Serialize + Send + 'static>() {
     });
 }
 
+/// `message` with the encoding registered for its type, or `None` (logged) if `M` was never
+/// registered.
+fn remote_message<M: Send + 'static>(message: M) -> Option<RemoteMessage> {
+    let encoding = encodings().read().get(&TypeId::of::<M>()).copied();
+    match encoding {
+        Some(encoding) => Some(RemoteMessage {
+            value: Box::new(message),
+            encoding,
+        }),
+        // Unreachable through safe code: a remote `Pid<M>` is only made by `Deserialize`,
+        // which registers `M`, and a remote server reference by constructors that register
+        // its message types.
+        None => {
+            tracing::error!(
+                message_type = std::any::type_name::<M>(),
+                "message to another node dropped: its type was never registered for distribution"
+            );
+            None
+        }
+    }
+}
+
 /// `Pid::send` to a process of another node.
 pub(crate) fn send<M: Send + 'static>(to: ProcessId, message: M) {
     let Some(transport) = TRANSPORT.get() else {
@@ -507,22 +728,72 @@ pub(crate) fn send<M: Send + 'static>(to: ProcessId, message: M) {
     if to.node() == 0 {
         return; // an earlier incarnation of this node, or the id of no process
     }
-    let encoding = encodings().read().get(&TypeId::of::<M>()).copied();
-    match encoding {
-        Some(encoding) => transport.send(
-            to,
-            RemoteMessage {
-                value: Box::new(message),
-                encoding,
-            },
-        ),
-        // Unreachable through safe code: a remote `Pid<M>` is only made by `Deserialize`,
-        // which registers `M`.
-        None => tracing::error!(
-            %to,
-            message_type = std::any::type_name::<M>(),
-            "message to another node dropped: its type was never registered for distribution"
-        ),
+    if let Some(message) = remote_message(message) {
+        transport.send(to, message)
+    }
+}
+
+/// The reply decoders of the servers of other nodes referenced here, by reply type.
+/// Leaked once per type, as the encodings are.
+static DECODERS: OnceLock<RwLock<HashMap<TypeId, ReplyDecoder>>> = OnceLock::new();
+
+fn decoders() -> &'static RwLock<HashMap<TypeId, ReplyDecoder>> {
+    DECODERS.get_or_init(Default::default)
+}
+
+/// Makes `R` decodable as the reply of a call to another node. Called where a reference to
+/// a server of another node is made (where its reply type is known to be
+/// `DeserializeOwned`).
+pub(crate) fn register_reply_type<R: DeserializeOwned + Send + 'static>() {
+    let id = TypeId::of::<R>();
+    if decoders().read().contains_key(&id) {
+        return;
+    }
+    decoders()
+        .write()
+        .entry(id)
+        .or_insert_with(ReplyDecoder::of::<R>);
+}
+
+/// A `gen_server` call of a server of another node: the request is sent now; the future
+/// gives the reply, of type `Rep`. Without a transport the node cannot be reached.
+pub(crate) fn call<Req: Send + 'static, Rep: Send + 'static>(
+    server: ServerAddress<'_>,
+    request: Req,
+) -> RemoteReply {
+    let fail = |f: CallFailure| -> RemoteReply { Box::pin(std::future::ready(Err(f))) };
+    let Some(transport) = TRANSPORT.get() else {
+        return fail(CallFailure::NoConnection);
+    };
+    let decoder = decoders().read().get(&TypeId::of::<Rep>()).copied();
+    let (Some(request), Some(decoder)) = (remote_message(request), decoder) else {
+        return fail(CallFailure::Codec(format!(
+            "{} was never registered for distribution",
+            std::any::type_name::<Rep>()
+        )));
+    };
+    transport.call(server, request, decoder)
+}
+
+/// Stops a server of another node (see [`Transport::stop`]).
+pub(crate) fn stop(server: ServerAddress<'_>, reason: ExitReason) -> RemoteReply {
+    match TRANSPORT.get() {
+        Some(transport) => transport.stop(server, &reason),
+        None => Box::pin(std::future::ready(Err(CallFailure::NoConnection))),
+    }
+}
+
+/// A `gen_server` cast to a server of another node; dropped without a transport.
+pub(crate) fn cast<M: Send + 'static>(server: ServerAddress<'_>, message: M) {
+    if let (Some(transport), Some(message)) = (TRANSPORT.get(), remote_message(message)) {
+        transport.cast(server, message)
+    }
+}
+
+/// A send to the process registered as `name` on node `node`; dropped without a transport.
+pub(crate) fn send_named<M: Send + 'static>(node: u32, name: &Atom, message: M) {
+    if let (Some(transport), Some(message)) = (TRANSPORT.get(), remote_message(message)) {
+        transport.send_named(node, name, message)
     }
 }
 

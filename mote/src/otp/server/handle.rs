@@ -17,7 +17,8 @@ use crate::values::exit::ExitReason;
 use crate::values::pid::{Pid, ProcessId};
 
 /// The address of a server whose callbacks are `S`: call, cast, send info, stop. `Copy`,
-/// like a [`Pid`].
+/// like a [`Pid`]. With the `dist` feature it may address a server of another node (by
+/// `{Name, Node}`, or received in a message), used the same way.
 ///
 /// ```
 /// use std::time::Duration;
@@ -63,7 +64,14 @@ pub enum CallError {
     /// The server ended during the call, with this reason (`normal` too).
     #[error("the server exited during the call: {0}")]
     Exit(ExitReason),
-    /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition).
+    /// The handler dropped the call's [`ReplyTo`] without replying (a mote addition). For
+    /// a server of another node (the `dist` feature) also: the request did not encode, the
+    /// reply did not decode as `S::Reply` (both logged), or a typed request
+    /// ([`ServerRef::request`]), which does not cross nodes.
+    ///
+    /// A node that cannot be reached, or is lost during a call, is
+    /// `Exit(`[`ExitReason::NoConnection`]`)`: the reason the call's monitor of the server
+    /// gives (Erlang's call exits with `{nodedown, Node}`).
     #[error("the server dropped the call without replying")]
     NoReply,
     /// A server called itself, which could only time out (Erlang's `calling_self`).
@@ -204,12 +212,15 @@ impl<S: Server> ServerRef<S> {
         (recorded == Some(tag)).then(|| Self::from_pid(unsafe { Pid::from_id(id) }))
     }
 
-    /// The server's process id.
+    /// The server's process id. For a reference by `{Name, Node}` of another node (the
+    /// `dist` feature), a placeholder id of that node: the server's pid is known there.
     pub fn id(&self) -> ProcessId {
         self.pid.id()
     }
 
     /// The server's process as a [`Pid`] of its [`Envelope`]s (for timers, the registry).
+    /// An `Envelope` does not cross nodes: for a server of another node, send through
+    /// [`ServerRef::info`] and [`ServerRef::cast`].
     pub fn pid(&self) -> Pid<Envelope<S>> {
         self.pid
     }
@@ -220,12 +231,24 @@ impl<S: Server> ServerRef<S> {
     /// Callable from anywhere: any process (whatever its message type), a tokio task, plain
     /// async code. Errors are explained at [`CallError`]. The request is sent when `call`
     /// is called; the returned future only waits (and borrows nothing).
+    ///
+    /// A reference to a server of another node (the `dist` feature:
+    /// [`ServerRef::named_on`], or one that arrived in a message) speaks the `gen_server`
+    /// protocol through the distribution layer, with the same errors; its node lost or
+    /// unreachable is `Exit(`[`ExitReason::NoConnection`]`)`.
     pub fn call(
         &self,
         request: S::Call,
         timeout: Duration,
     ) -> impl Future<Output = Result<S::Reply, CallError>> + Send + 'static {
-        wait_reply(self.send_call(request), timeout)
+        #[cfg(feature = "dist")]
+        if !self.pid.id().is_local() {
+            return wait_reply(
+                Err(super::remote::call::<S>(self.pid.id(), request, timeout)),
+                timeout,
+            );
+        }
+        wait_reply(self.send_call(request).map_err(Early::Failed), timeout)
     }
 
     /// Sends a typed request ([`Request`]) and waits up to `timeout` for its reply, of the
@@ -265,7 +288,7 @@ impl<S: Server> ServerRef<S> {
         R: Request,
     {
         let sent = self.send_with(|from| Msg::Typed(Box::new(Typed { request, from })));
-        wait_reply(sent, timeout)
+        wait_reply(sent.map_err(Early::Failed), timeout)
     }
 
     /// The synchronous half of a call: watch the server, then send the request with its
@@ -292,6 +315,14 @@ impl<S: Server> ServerRef<S> {
         // Watch first: an exit from now on fails the slot, so the wait cannot miss it.
         let watch = ExitWatch::new(self.pid.id(), &slot);
         if !watch.is_active() {
+            // A typed request to another node's server: its types are not known to be serde.
+            #[cfg(feature = "dist")]
+            if !self.pid.id().is_local() {
+                return Err(super::remote::request(
+                    self.pid.id(),
+                    std::any::type_name::<T>(),
+                ));
+            }
             return Err(CallError::NoProc);
         }
         self.pid.send(Envelope(make(ReplyTo {
@@ -303,18 +334,37 @@ impl<S: Server> ServerRef<S> {
 
     /// Sends a request without waiting (Erlang's `gen_server:cast/2`): silently dropped if
     /// the server is not alive.
+    ///
+    /// To a server of another node it is `{'$gen_cast', Request}`, as Erlang's.
     pub fn cast(&self, message: S::Cast) {
+        #[cfg(feature = "dist")]
+        if !self.pid.id().is_local() {
+            return super::remote::cast::<S>(self.pid.id(), message);
+        }
         self.pid.send(Envelope(Msg::Cast(message)));
     }
 
-    /// Sends an info message, handled by [`Server::handle_info`].
+    /// Sends an info message, handled by [`Server::handle_info`]. To a server of another
+    /// node it is the message itself, as Erlang's `Server ! Info`.
     pub fn info(&self, message: S::Info) {
+        #[cfg(feature = "dist")]
+        if !self.pid.id().is_local() {
+            return super::remote::info::<S>(self.pid.id(), message);
+        }
         self.pid.send(Envelope::info(message));
     }
 
     /// Asks the server to stop with `reason` and waits up to `timeout` until it has ended
     /// (Erlang's `gen_server:stop/3`): [`Server::terminate`] runs first.
+    ///
+    /// A server of another node is stopped as `gen_server:stop` does it (the system message
+    /// `sys:terminate` sends); a mote server answers it once served by the distribution
+    /// layer.
     pub async fn stop(&self, reason: ExitReason, timeout: Duration) -> Result<(), StopError> {
+        #[cfg(feature = "dist")]
+        if !self.pid.id().is_local() {
+            return super::remote::stop(self.pid.id(), reason, timeout).await;
+        }
         let slot = Completion::<()>::new();
         let watch = ExitWatch::new(self.pid.id(), &slot);
         if !watch.is_active() {
@@ -333,13 +383,38 @@ impl<S: Server> ServerRef<S> {
     }
 }
 
+/// Why a call has no local reply slot to wait on: it failed before sending, or (the `dist`
+/// feature) its server is on another node and the wait is the transport's.
+pub(super) enum Early {
+    Failed(CallError),
+    #[cfg(feature = "dist")]
+    Remote(
+        std::pin::Pin<
+            Box<dyn Future<Output = Result<super::remote::BoxedReply, CallError>> + Send>,
+        >,
+    ),
+}
+
 /// The waiting half of a call: the reply, or why none came.
 #[allow(clippy::type_complexity)]
 async fn wait_reply<T: Send + 'static>(
-    sent: Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), CallError>,
+    sent: Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), Early>,
     timeout: Duration,
 ) -> Result<T, CallError> {
-    let (slot, watch) = sent?;
+    let (slot, watch) = match sent {
+        Ok(sent) => sent,
+        Err(Early::Failed(e)) => return Err(e),
+        // The remote branch: the same future type as a local call's, so a local call pays
+        // nothing for it but this arm of a match it already made.
+        #[cfg(feature = "dist")]
+        Err(Early::Remote(wait)) => {
+            let reply = wait.await?;
+            return reply
+                .downcast::<T>()
+                .map(|r| *r)
+                .map_err(|_| CallError::NoReply);
+        }
+    };
     let mut waiting = Waiting(Some(slot));
     let outcome = match crate::rt::timeout_wheel::timeout(timeout, &mut waiting).await {
         Ok(outcome) => outcome,

@@ -87,12 +87,16 @@
 //!   BEAM also compacts the heap and drops the stack, which a mote process does not have.
 //! * The continue term of [`Next::ContinueWith`] is a [`Term`](crate::term::Term), not a
 //!   type of the server's own (a new associated type would break every existing server).
-//! * Addressing a server as `{Name, Node}` is not supported here (distribution is a layer
-//!   of its own); by pid ([`ServerRef`]) and by local name ([`call_named`],
-//!   [`cast_named`]) are.
+//! * A server is addressed by pid ([`ServerRef`]) and by local name ([`call_named`],
+//!   [`cast_named`]). `{Name, Node}` and servers of other nodes need the `dist` feature
+//!   and a distribution layer (`mote-dist`): `ServerRef::named_on`, or a `ServerRef`
+//!   received in a message; calls, casts, info messages and `stop` through such a
+//!   reference speak the `gen_server` protocol (so it may be an Erlang `gen_server`).
 
 mod context;
 mod handle;
+#[cfg(feature = "dist")]
+mod remote;
 mod reply;
 mod request;
 mod run;
