@@ -13,9 +13,9 @@ use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 
 thread_local! {
-    /// The epoch guard held while a process is polled on this thread (see [`pinned`]); kept
-    /// here rather than on the runner's stack so that [`repin`] can move it forward.
-    static POLL_GUARD: Cell<Option<crossbeam_epoch::Guard>> = const { Cell::new(None) };
+    /// The epoch guard the runner holds on its stack while it polls a process on this
+    /// thread (see [`pinned`]), so that [`repin`] can move it forward; null outside polls.
+    static POLL_GUARD: Cell<*mut crossbeam_epoch::Guard> = const { Cell::new(ptr::null_mut()) };
     /// Calls to [`repin`] since the guard last moved forward.
     static SINCE_REPIN: Cell<u32> = const { Cell::new(0) };
     /// The slot of the process being polled on this thread.
@@ -56,36 +56,20 @@ pub(crate) fn run_group() -> u32 {
     unsafe { slot.as_ref() }.map_or(0, Slot::run_group)
 }
 
-/// Makes `slot` the process this thread polls, until [`leave`]. The caller has pinned the
-/// thread with [`pin_poll`] (see [`pinned`]).
+/// Makes `slot` the process this thread polls, until [`leave`]. The caller holds `guard`,
+/// its epoch pin, for longer than that and leaves it alone until then (see [`pinned`] and
+/// [`repin`]).
 #[inline]
-pub(crate) fn enter(slot: &'static Slot) {
+pub(crate) fn enter(slot: &'static Slot, guard: &mut crossbeam_epoch::Guard) {
     CURRENT.with(|c| c.set(slot));
+    POLL_GUARD.with(|g| g.set(guard));
 }
 
-/// Pins this thread's epoch for a poll, until the returned token is dropped: sends made by
-/// the process skip per-message reference counting (see `Slot::send`), and a slot freed
-/// meanwhile waits for us.
+/// This thread polls no process any more.
 #[inline]
-pub(crate) fn pin_poll() -> PollPin {
-    PollPin {
-        outer: POLL_GUARD.with(|g| g.replace(Some(crossbeam_epoch::pin()))),
-    }
-}
-
-/// The epoch pin of one poll (see [`pin_poll`]); unpins when dropped.
-pub(crate) struct PollPin {
-    /// The guard of a poll this one runs inside of (a process blocking on another runtime's
-    /// work, say), given back when this one ends.
-    outer: Option<crossbeam_epoch::Guard>,
-}
-
-impl Drop for PollPin {
-    #[inline]
-    fn drop(&mut self) {
-        let outer = self.outer.take();
-        drop(POLL_GUARD.with(|g| g.replace(outer)));
-    }
+pub(crate) fn leave() {
+    CURRENT.with(|c| c.set(ptr::null()));
+    POLL_GUARD.with(|g| g.set(ptr::null_mut()));
 }
 
 /// How many [`repin`] calls move the poll's epoch forward once.
@@ -108,26 +92,20 @@ pub(crate) fn repin() {
         n.set(if calls >= REPIN_EVERY { 0 } else { calls });
         calls >= REPIN_EVERY
     });
-    if due && pinned() {
+    if due {
         repin_now();
     }
 }
 
 #[cold]
 fn repin_now() {
-    POLL_GUARD.with(|g| {
-        let mut guard = g.take();
-        if let Some(guard) = guard.as_mut() {
-            guard.repin();
-        }
-        g.set(guard);
-    });
-}
-
-/// This thread polls no process any more.
-#[inline]
-pub(crate) fn leave() {
-    CURRENT.with(|c| c.set(ptr::null()));
+    let guard = POLL_GUARD.with(Cell::get);
+    // SAFETY: non-null only between `enter` and `leave`, while the runner keeps the guard
+    // alive on its stack and does not touch it (the contract of `enter`); we are inside
+    // that poll, on its thread.
+    if let Some(guard) = unsafe { guard.as_mut() } {
+        guard.repin();
+    }
 }
 
 /// Runs `drop_future` with `reason` as the [`ending_reason`], and returns the reason then

@@ -53,13 +53,15 @@ where
         let Some(future) = this.future.as_mut().as_pin_mut() else {
             return Poll::Ready(());
         };
-        // The pin spans the whole poll (see `current::pin_poll`).
-        let _pin = current::pin_poll();
+        // The guard spans the whole poll: sends made by the process skip per-message
+        // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
+        // Spawns move it forward now and then (`current::repin`).
+        let mut guard = crossbeam_epoch::pin();
         // User `tracing` calls inside the process carry its pid. With no subscriber (or none
         // at TRACE) this is one relaxed load and a predictable branch.
         let span = tracing::trace_span!("process", pid = %slot.id());
         let _entered = span.enter();
-        current::enter(slot);
+        current::enter(slot, &mut guard);
         slot.begin_poll();
         // Ended by an exit signal: not a crash. Ended by its own code: maybe one.
         let mut own_end = true;
