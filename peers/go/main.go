@@ -155,21 +155,25 @@ func randomInts(n int) []int64 {
 	return xs
 }
 
-// countFactors is the contract's prime factor count (with multiplicity).
+// countFactors is the contract's prime factor count (with multiplicity). The
+// step where d does not divide n has its own loop, the shape the Rust programs
+// use (it keeps their compiler from serialising the divisions); the same
+// divisions as the contract's single loop.
 func countFactors(n int64) int64 {
 	c := int64(0)
 	d := int64(2)
 	for n > 1 {
 		if d*d > n {
-			c++
-			break
+			return c + 1
 		}
-		if n%d == 0 {
-			n /= d
-			c++
-		} else {
+		for n%d != 0 {
 			d++
+			if d*d > n {
+				return c + 1
+			}
 		}
+		n /= d
+		c++
 	}
 	return c
 }

@@ -51,20 +51,27 @@ pub fn random_ints(n: usize, lo: u64, hi: u64, seed: u64) -> Vec<i64> {
 
 /// The number of prime factors of `n`, with multiplicity, by the contract's trial division
 /// (deliberately the naive algorithm: every language must do the same work).
+///
+/// The common step, a `d` that does not divide `n`, has its own loop, where `n` does not
+/// change: written as one loop with an `if`, LLVM made the step branch-free (a conditional
+/// move of the quotient into `n`), so every division waited for the one before it, and the
+/// same divisions took 12.7 ms for 1..=50,000 against 5.0 ms in this shape (Go's compiler
+/// branches; the Go peer uses the same shape).
 pub fn prime_factor_count(mut n: u64) -> u64 {
     let mut c = 0;
     let mut d = 2u64;
     while n > 1 {
         if d * d > n {
-            c += 1;
-            break;
+            return c + 1;
         }
-        if n % d == 0 {
-            n /= d;
-            c += 1;
-        } else {
+        while n % d != 0 {
             d += 1;
+            if d * d > n {
+                return c + 1;
+            }
         }
+        n /= d;
+        c += 1;
     }
     c
 }
@@ -210,6 +217,26 @@ mod tests {
         }
         // 1..=10: 0+1+1+2+1+2+1+3+2+2 = 15
         assert_eq!(factor_count_sum(10), 15);
+        // Against the contract's loop as written (one loop, the `if` inside).
+        let contract = |mut n: u64| {
+            let (mut c, mut d) = (0, 2u64);
+            while n > 1 {
+                if d * d > n {
+                    c += 1;
+                    break;
+                }
+                if n % d == 0 {
+                    n /= d;
+                    c += 1;
+                } else {
+                    d += 1;
+                }
+            }
+            c
+        };
+        for n in 0..20_000 {
+            assert_eq!(prime_factor_count(n), contract(n), "count({n})");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //!
 //! The unbatched pattern (one item per message) is the baseline. The option `batch=k` (Rust
 //! implementations only) makes every message carry k consecutive items and every reply the
-//! sum of their counts; the run then reports `batch=<k>` as an extra figure.
+//! sum of their counts; the run then reports `batch=<k>` as an extra figure. The option
+//! `pool=1` (mote only; the others ignore it) runs `push` and `steal` on the OTP layer's
+//! `mote::pool::Pool` instead of plain processes, to show what its job handles cost.
 
 mod mote;
 mod tokio;
@@ -27,7 +29,7 @@ static SPEC: Spec = Spec {
     variants: &["serial", "master_slave", "push", "steal"],
     params: &[shape("w", 2, 2, 2), param("n", 5_000, 50_000, 50_000)],
     extras: &["batch"],
-    options: &["batch"],
+    options: &["batch", "pool"],
     styles: &[],
     validate: no_constraint,
     test_sizes: &[("w", 3), ("n", 3_000)],
@@ -72,6 +74,10 @@ impl Workload for Workers {
     type Answer = u64;
 
     fn on_mote(variant: &str, p: &Params) -> Result<Measured<u64>> {
+        if p.get("pool").unwrap_or(0) != 0 && matches!(variant, "push" | "steal") {
+            let (w, n) = (p.get_usize("w")?, p.get("n")?);
+            return mote::on_pool(variant == "steal", w, n, p.get("batch").unwrap_or(1).max(1));
+        }
         run(&Mote, variant, p)
     }
 

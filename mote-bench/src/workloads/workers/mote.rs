@@ -1,16 +1,19 @@
-//! `workers` on mote: `push` and `steal` run on a `mote::pool::Pool` of W pre-spawned worker
-//! processes (`Dispatch::RoundRobin` into per-worker bounded queues, `Dispatch::Steal` from
-//! one shared queue); the master submits every run of items as a job, then awaits the
-//! results in order.
+//! `workers` on mote, written as an Erlang user writes the write-up's three strategies:
+//! processes and messages. `push`: W worker processes spawned before the clock, fed runs
+//! round-robin into their mailboxes, each sending its counts to the master. `steal`: W
+//! workers that ask the master for the next run when idle (the ask carries the last count),
+//! as the Cloud Haskell write-up's work stealing does. The OTP layer's `mote::pool::Pool`
+//! (job handles, bounded queues, a result per job) does the same work with more per job:
+//! the `pool=1` option runs it instead.
 
 use super::Distribute;
 use crate::harness::outcome::ms_since;
-use crate::workloads::common::{batches, count_items, prime_factor_count};
+use crate::workloads::common::{batches, count_items, prime_factor_count, Items};
 use crate::workloads::runtimes::mote_main;
 use crate::workloads::{Measured, Mote};
 use anyhow::Result;
 use mote::pool::{Dispatch, Pool};
-use mote::Process;
+use mote::{Pid, Process};
 use std::time::{Duration, Instant};
 
 impl Distribute for Mote {
@@ -19,12 +22,22 @@ impl Distribute for Mote {
     }
 
     fn push(&self, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-        pooled(Dispatch::RoundRobin, w, n, batch)
+        push(w, n, batch)
     }
 
     fn steal(&self, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
-        pooled(Dispatch::Steal, w, n, batch)
+        steal(w, n, batch)
     }
+}
+
+/// `push` (or with `steal`, `steal`) on the OTP layer's pool: the `pool=1` option.
+pub(super) fn on_pool(steal: bool, w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
+    let dispatch = if steal {
+        Dispatch::Steal
+    } else {
+        Dispatch::RoundRobin
+    };
+    pooled(dispatch, w, n, batch)
 }
 
 /// Receives `replies` counts in main's mailbox and sums them.
@@ -48,6 +61,72 @@ fn master_slave(n: u64) -> Result<Measured<u64>> {
             );
         }
         let sum = collect(&mut main, n).await;
+        Ok(Measured::new(ms_since(start), sum))
+    })
+}
+
+/// W worker processes spawned before the clock; the master sends runs round-robin, each
+/// worker sends the master the count of every run it receives (`None` ends a worker).
+fn push(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
+    mote_main(move |mut main: Process<u64>| async move {
+        let master = main.pid();
+        let workers: Vec<_> = (0..w)
+            .map(|_| {
+                mote::spawn(move |mut worker: Process<Option<Items>>| async move {
+                    while let Some(run) = worker.recv().await {
+                        master.send(count_items(run));
+                    }
+                })
+            })
+            .collect();
+        let start = Instant::now();
+        let mut runs = 0;
+        for (run, worker) in batches(n, batch).zip(workers.iter().cycle()) {
+            worker.send(Some(run));
+            runs += 1;
+        }
+        let sum = collect(&mut main, runs).await;
+        let wall_ms = ms_since(start);
+        workers.iter().for_each(|worker| worker.send(None));
+        Ok(Measured::new(wall_ms, sum))
+    })
+}
+
+/// A worker's request for the next run, with the count of the run it just finished.
+struct Ask {
+    done: Option<u64>,
+    worker: Pid<Option<Items>>,
+}
+
+/// W worker processes spawned before the clock, each asking the master for the next run
+/// when idle; the master answers every ask with the next run, or `None` when none is left.
+fn steal(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
+    mote_main(move |mut main: Process<Ask>| async move {
+        let master = main.pid();
+        let start = Instant::now();
+        for _ in 0..w {
+            mote::spawn(move |mut worker: Process<Option<Items>>| async move {
+                let me = worker.pid();
+                let mut done = None;
+                loop {
+                    master.send(Ask { done, worker: me });
+                    match worker.recv().await {
+                        Some(run) => done = Some(count_items(run)),
+                        None => return,
+                    }
+                }
+            });
+        }
+        let mut runs = batches(n, batch);
+        let (replies, mut received, mut sum) = (n.div_ceil(batch), 0u64, 0u64);
+        while received < replies {
+            let ask = main.recv().await;
+            if let Some(count) = ask.done {
+                sum += count;
+                received += 1;
+            }
+            ask.worker.send(runs.next());
+        }
         Ok(Measured::new(ms_since(start), sum))
     })
 }
