@@ -321,7 +321,8 @@ fn launch_prefix(dir: &Path, launcher: &Launcher, build: bool) -> Result<Prefix,
             build: build_cmd,
         } => {
             let program = dir.join(sub).join(file);
-            if !is_executable(&program) {
+            let stale = build && is_executable(&program) && older_than_sources(&program);
+            if !is_executable(&program) || stale {
                 build_in(&dir.join(sub), &program, build_cmd, build, is_executable)?;
             }
             Ok((program, Vec::new()))
@@ -360,6 +361,22 @@ fn launch_prefix(dir: &Path, launcher: &Launcher, build: bool) -> Result<Prefix,
             Ok((interp, words))
         }
     }
+}
+
+/// Whether a file beside `program` (its sources: the peer's directory, not below) changed
+/// after it was built: an edited peer is rebuilt rather than measured as it was.
+fn older_than_sources(program: &Path) -> bool {
+    let built = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let (Some(dir), Some(at)) = (program.parent(), built(program)) else {
+        return false;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let path = e.path();
+        path != program && path.is_file() && built(&path).is_some_and(|t| t > at)
+    })
 }
 
 /// Makes `program` (a program or another artifact, done when `ready` says so) by running
@@ -520,6 +537,50 @@ mod tests {
         };
         let err = launch_prefix(&dir, &launcher, true).unwrap_err();
         assert!(err.contains("is missing"), "{err}");
+    }
+
+    /// A built peer whose sources changed after it was built is built again; one whose
+    /// sources did not is left alone.
+    #[test]
+    fn an_edited_built_peer_is_rebuilt() {
+        use std::os::unix::fs::PermissionsExt;
+        use std::time::{Duration, SystemTime};
+        let dir = std::env::temp_dir().join(format!("mote-peer-stale-{}", std::process::id()));
+        let sub = dir.join("x");
+        std::fs::create_dir_all(&sub).unwrap();
+        let program = sub.join("prog");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let source = sub.join("main.go");
+        std::fs::write(&source, "package main\n").unwrap();
+        let set = |path: &Path, t: SystemTime| {
+            std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        };
+        let now = SystemTime::now();
+        set(&source, now - Duration::from_secs(60));
+        set(&program, now - Duration::from_secs(30));
+        let launcher = Launcher::Built {
+            dir: "x",
+            file: "prog",
+            build: &["sh", "-c", "touch rebuilt"],
+        };
+        launch_prefix(&dir, &launcher, true).unwrap();
+        assert!(
+            !sub.join("rebuilt").exists(),
+            "built after its sources: kept"
+        );
+        set(&source, now);
+        launch_prefix(&dir, &launcher, true).unwrap();
+        assert!(
+            sub.join("rebuilt").exists(),
+            "a source newer than the program: rebuilt"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
