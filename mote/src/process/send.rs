@@ -39,6 +39,13 @@ impl<M: Send + 'static> Pid<M> {
         let _ = self.deliver(message, 0);
     }
 
+    /// [`Pid::send`] that gives the message back if the process is not alive (a pid of
+    /// another node always takes it).
+    #[inline]
+    pub(crate) fn send_or_return(&self, message: M) -> Result<(), M> {
+        self.deliver(message, 0)
+    }
+
     #[inline]
     fn deliver(&self, message: M, tag: u64) -> Result<(), M> {
         let id = self.id();

@@ -31,6 +31,9 @@ pub(crate) struct Completion<T> {
 struct State<T> {
     outcome: Outcome<T>,
     waker: Option<Waker>,
+    /// A watch the producer put on itself when it dropped its handle (see
+    /// [`Completion::abandon_in`]): the process watched and the watch's reference.
+    producer_watch: Option<(ProcessId, MonitorRef)>,
 }
 
 enum Outcome<T> {
@@ -47,6 +50,7 @@ impl<T> Completion<T> {
             state: Mutex::new(State {
                 outcome: Outcome::Pending,
                 waker: None,
+                producer_watch: None,
             }),
             abandoned: AtomicBool::new(false),
         })
@@ -87,18 +91,61 @@ impl<T> Completion<T> {
     /// The waiter gives up: a value that arrives later is dropped. Returns a value that
     /// arrived before, which the waiter may still use.
     pub(crate) fn close(&self) -> Option<Result<T, ExitReason>> {
-        let mut s = self.state.lock();
-        s.waker = None;
-        match std::mem::replace(&mut s.outcome, Outcome::Done) {
-            Outcome::Value(v) => Some(Ok(v)),
-            Outcome::Exited(r) => Some(Err(r)),
-            Outcome::Pending | Outcome::Done => None,
+        let (outcome, watch) = {
+            let mut s = self.state.lock();
+            s.waker = None;
+            let outcome = match std::mem::replace(&mut s.outcome, Outcome::Done) {
+                Outcome::Value(v) => Some(Ok(v)),
+                Outcome::Exited(r) => Some(Err(r)),
+                Outcome::Pending | Outcome::Done => None,
+            };
+            (outcome, s.producer_watch.take())
+        };
+        if let Some((producer, r)) = watch {
+            signals::unwatch(producer, r);
         }
+        outcome
     }
 
     /// Records that the producer's handle is gone without a value.
     pub(crate) fn abandon(&self) {
         self.abandoned.store(true, Ordering::Release);
+    }
+
+    /// Records that the producer's handle is gone without a value, dropped by the producer
+    /// process `producer` itself (a server dropping a call's reply slot): whether that is
+    /// final depends on what the producer does next. If it ends, the completion fails with
+    /// its exit reason (a watch on it is put in place now); if it goes on, the producer says
+    /// so with [`Completion::no_value`]. The watch is only taken on this path (a handle
+    /// dropped unanswered), never per call.
+    pub(crate) fn abandon_in(self: &Arc<Self>, producer: ProcessId)
+    where
+        T: Send + 'static,
+    {
+        self.abandon();
+        let listener: Arc<dyn ExitListener> = self.clone();
+        let Some(r) = signals::watch(producer, listener) else {
+            // Already over: it ended before it could reply.
+            self.fail(ExitReason::NoProc);
+            return;
+        };
+        let mut s = self.state.lock();
+        if matches!(s.outcome, Outcome::Pending) {
+            s.producer_watch = Some((producer, r));
+        } else {
+            drop(s);
+            signals::unwatch(producer, r);
+        }
+    }
+
+    /// The producer dropped its handle and goes on: no value will come. Ends the wait with
+    /// `no_value` unless an outcome is already there, and removes the producer's watch.
+    pub(crate) fn no_value(&self, no_value: T) {
+        let _ = self.complete(no_value);
+        let watch = self.state.lock().producer_watch.take();
+        if let Some((producer, r)) = watch {
+            signals::unwatch(producer, r);
+        }
     }
 
     /// Whether the producer dropped its handle and no outcome has arrived.

@@ -85,8 +85,12 @@ where
         let id = slot.id();
         // Dropping in place is allowed for a pinned value. A destructor that panics must not
         // take down the scheduler thread. Destructors can learn why the process ended.
+        // The messages still queued go with it, while their destructors can learn why (a
+        // call's reply slot fails with the server's reason).
         let reason = current::while_ending(reason, || {
             let _ = catch_unwind(AssertUnwindSafe(|| this.future.set(None)));
+            // SAFETY: the process's own task, whose future (with its `Process`) is gone.
+            let _ = catch_unwind(AssertUnwindSafe(|| unsafe { slot.drop_queued() }));
         });
         slot.flush_counters();
         if own_end && crash_report::is_crash(&reason) {

@@ -55,7 +55,8 @@ pub struct ServerRef<S: Server> {
 /// exits, as values).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
-    /// The server was not alive when called (Erlang's `noproc`).
+    /// The server was not alive when called (Erlang's `noproc`), or the request reached
+    /// it as it was ending, after it had stopped receiving.
     #[error("noproc: the server is not alive")]
     NoProc,
     /// No reply within the timeout; a reply that comes later is dropped.
@@ -291,45 +292,51 @@ impl<S: Server> ServerRef<S> {
         wait_reply(sent.map_err(Early::Failed), timeout)
     }
 
-    /// The synchronous half of a call: watch the server, then send the request with its
-    /// reply slot.
+    /// The synchronous half of a call: send the request with its reply slot.
     #[allow(clippy::type_complexity)]
     fn send_call(
         &self,
         request: S::Call,
-    ) -> Result<(Arc<Completion<Result<S::Reply, NoReply>>>, ExitWatch), CallError> {
+    ) -> Result<Arc<Completion<Result<S::Reply, NoReply>>>, CallError> {
         self.send_with(|from| Msg::Call(request, from))
     }
 
-    /// Watches the server, then sends the message `make` builds around the reply slot.
+    /// Sends the message `make` builds around a fresh reply slot. No watch is put on the
+    /// server: a server that is not alive refuses the message (`NoProc`), and one that ends
+    /// with the request queued or held fails the slot with its reason (see [`ReplyTo`]).
     #[allow(clippy::type_complexity)]
     #[inline]
     fn send_with<T: Send + 'static>(
         &self,
         make: impl FnOnce(ReplyTo<T>) -> Msg<S>,
-    ) -> Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), CallError> {
+    ) -> Result<Arc<Completion<Result<T, NoReply>>>, CallError> {
         if crate::self_id() == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
-        let slot = Completion::new();
-        // Watch first: an exit from now on fails the slot, so the wait cannot miss it.
-        let watch = ExitWatch::new(self.pid.id(), &slot);
-        if !watch.is_active() {
-            // A typed request to another node's server: its types are not known to be serde.
-            #[cfg(feature = "dist")]
-            if !self.pid.id().is_local() {
-                return Err(super::remote::request(
-                    self.pid.id(),
-                    std::any::type_name::<T>(),
-                ));
-            }
-            return Err(CallError::NoProc);
+        // A typed request to another node's server: its types are not known to be serde.
+        #[cfg(feature = "dist")]
+        if !self.pid.id().is_local() {
+            return Err(super::remote::request(
+                self.pid.id(),
+                std::any::type_name::<T>(),
+            ));
         }
-        self.pid.send(Envelope(make(ReplyTo {
+        let slot = Completion::new();
+        let request = Envelope(make(ReplyTo {
             slot: Some(Arc::clone(&slot)),
             caller: crate::self_id(),
-        })));
-        Ok((slot, watch))
+            server: self.pid.id(),
+        }));
+        match self.pid.send_or_return(request) {
+            Ok(()) => Ok(slot),
+            Err(refused) => {
+                // Dropping the refused request drops its reply slot: close the slot first,
+                // so that the drop has nothing to report.
+                slot.close();
+                drop(refused);
+                Err(CallError::NoProc)
+            }
+        }
     }
 
     /// Sends a request without waiting (Erlang's `gen_server:cast/2`): silently dropped if
@@ -398,10 +405,10 @@ pub(super) enum Early {
 /// The waiting half of a call: the reply, or why none came.
 #[allow(clippy::type_complexity)]
 async fn wait_reply<T: Send + 'static>(
-    sent: Result<(Arc<Completion<Result<T, NoReply>>>, ExitWatch), Early>,
+    sent: Result<Arc<Completion<Result<T, NoReply>>>, Early>,
     timeout: Duration,
 ) -> Result<T, CallError> {
-    let (slot, watch) = match sent {
+    let slot = match sent {
         Ok(sent) => sent,
         Err(Early::Failed(e)) => return Err(e),
         // The remote branch: the same future type as a local call's, so a local call pays
@@ -421,10 +428,11 @@ async fn wait_reply<T: Send + 'static>(
         // A reply that raced the timer is still a reply.
         Err(_) => waiting.close().ok_or(CallError::Timeout)?,
     };
-    drop(watch);
     match outcome {
         Ok(Ok(reply)) => Ok(reply),
         Ok(Err(NoReply)) => Err(CallError::NoReply),
+        // The request reached the server after it had ended (see `ReplyTo`'s drop).
+        Err(ExitReason::NoProc) => Err(CallError::NoProc),
         Err(reason) => Err(CallError::Exit(reason)),
     }
 }
@@ -553,8 +561,10 @@ mod tests {
             .expect("the server is alive")
     }
 
+    /// A call puts no watch on the server: not while it waits, not after a reply, a timeout
+    /// or the caller's death.
     #[test]
-    fn calls_leave_no_watch_behind() {
+    fn calls_put_no_watch_on_the_server() {
         crate::run(|_p: crate::Process<()>| async move {
             let s = crate::otp::server::start(Echo).await.unwrap();
             for _ in 0..100 {
@@ -565,18 +575,115 @@ mod tests {
                 Err(CallError::Timeout)
             );
             assert_eq!(watchers(s.id()), 0);
-            // A caller killed mid-call removes its watch too.
             let caller = crate::spawn(move |_c: crate::Process<()>| async move {
                 let _ = s.call(10_000, Duration::MAX).await;
             });
-            while watchers(s.id()) == 0 {
-                crate::sleep(Duration::from_millis(1)).await;
-            }
+            // The server is asleep in the caller's request, the caller waits.
+            crate::sleep(Duration::from_millis(20)).await;
+            assert!(crate::is_alive(caller));
+            assert_eq!(watchers(s.id()), 0);
             crate::exit(caller, ExitReason::Kill);
             while crate::is_alive(caller) {
                 crate::sleep(Duration::from_millis(1)).await;
             }
             assert_eq!(watchers(s.id()), 0);
+        })
+        .unwrap();
+    }
+
+    /// Drops every call it gets, and stops when the request says so.
+    struct Drop1;
+
+    impl Server for Drop1 {
+        type Call = bool;
+        type Reply = ();
+        type Cast = ();
+        type Info = ();
+
+        async fn handle_call(
+            &mut self,
+            stop: bool,
+            _from: ReplyTo<()>,
+            _: &mut Context<Self>,
+        ) -> Next {
+            if stop {
+                Next::Stop(ExitReason::shutdown_with("bye"))
+            } else {
+                Next::Continue
+            }
+        }
+    }
+
+    /// A reply slot dropped unanswered watches its server only until the outcome is known:
+    /// `NoReply` when the server goes on (and the watch is gone), its exit reason when the
+    /// handler stops it.
+    #[test]
+    fn an_unanswered_call_reports_no_reply_or_the_exit_and_leaves_no_watch() {
+        crate::run(|_p: crate::Process<()>| async move {
+            let s = crate::otp::server::start(Drop1).await.unwrap();
+            let t = Duration::from_secs(5);
+            for _ in 0..10 {
+                assert_eq!(s.call(false, t).await, Err(CallError::NoReply));
+            }
+            assert_eq!(watchers(s.id()), 0);
+            assert_eq!(
+                s.call(true, t).await,
+                Err(CallError::Exit(ExitReason::shutdown_with("bye")))
+            );
+            assert_eq!(s.call(false, t).await, Err(CallError::NoProc));
+        })
+        .unwrap();
+    }
+
+    /// Calls still queued when the server ends get its exit reason; calls held in its state
+    /// too; a caller that gave up on a held call leaves no watch behind.
+    #[test]
+    fn held_and_queued_calls_get_the_exit_reason() {
+        crate::run(|mut p: crate::Process<Result<u64, CallError>>| async move {
+            let s = crate::otp::server::start(Hold::default()).await.unwrap();
+            let me = p.pid();
+            for n in 0..10 {
+                crate::spawn(move |_c: crate::Process<()>| async move {
+                    me.send(s.call(n, Duration::MAX).await);
+                });
+            }
+            while s.call(HELD, Duration::MAX).await != Ok(10) {
+                crate::sleep(Duration::from_millis(1)).await;
+            }
+            // One more that gives up: its slot is closed when the server drops it.
+            assert_eq!(
+                s.call(100, Duration::from_millis(1)).await,
+                Err(CallError::Timeout)
+            );
+            let reason = ExitReason::shutdown_with("over");
+            s.stop(reason.clone(), Duration::from_secs(5))
+                .await
+                .unwrap();
+            for _ in 0..10 {
+                assert_eq!(p.recv().await, Err(CallError::Exit(reason.clone())));
+            }
+        })
+        .unwrap();
+    }
+
+    /// A server killed while calls wait in its mailbox (and one is being handled): every
+    /// caller gets `Killed`, none waits for its timeout.
+    #[test]
+    fn queued_calls_get_the_reason_of_a_killed_server() {
+        crate::run(|mut p: crate::Process<Result<u64, CallError>>| async move {
+            let s = crate::otp::server::start(Echo).await.unwrap();
+            let me = p.pid();
+            for _ in 0..6 {
+                crate::spawn(move |_c: crate::Process<()>| async move {
+                    me.send(s.call(60_000, Duration::from_secs(60)).await);
+                });
+            }
+            // The callers have sent their requests: one is being handled, five wait.
+            crate::sleep(Duration::from_millis(50)).await;
+            crate::exit(s.id(), ExitReason::Kill);
+            for _ in 0..6 {
+                assert_eq!(p.recv().await, Err(CallError::Exit(ExitReason::Killed)));
+            }
         })
         .unwrap();
     }
@@ -597,7 +704,7 @@ mod tests {
             while s.call(HELD, Duration::MAX).await != Ok(CALLERS) {
                 crate::sleep(Duration::from_millis(1)).await;
             }
-            assert_eq!(watchers(s.id()), CALLERS as usize);
+            assert_eq!(watchers(s.id()), 0, "a call puts no watch on the server");
             assert_eq!(s.call(ANSWER, Duration::MAX).await, Ok(CALLERS));
             let mut got = Vec::new();
             for _ in 0..CALLERS {

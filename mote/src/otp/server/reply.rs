@@ -58,16 +58,18 @@ use crate::values::pid::ProcessId;
 /// })
 /// .unwrap();
 /// ```
-pub struct ReplyTo<R> {
+pub struct ReplyTo<R: Send + 'static> {
     pub(super) slot: Option<Arc<Completion<Result<R, NoReply>>>>,
     pub(super) caller: Option<ProcessId>,
+    /// The server the call was sent to.
+    pub(super) server: ProcessId,
 }
 
 /// The handler dropped the call's [`ReplyTo`] without replying.
 #[derive(Debug)]
 pub(crate) struct NoReply;
 
-impl<R> ReplyTo<R> {
+impl<R: Send + 'static> ReplyTo<R> {
     /// Answers the call, at once. Does nothing if the caller has given up.
     ///
     /// Deviation: a handler that replies and then answers
@@ -92,15 +94,29 @@ impl<R> ReplyTo<R> {
     }
 }
 
-impl<R> Drop for ReplyTo<R> {
+/// Unanswered. A call puts no watch on its server (a lock on the server per call, taken
+/// from every caller's core, was a third of a contended call's cost); the reply slot itself
+/// reports what became of the call:
+/// * dropped among the messages that reached the server after it had ended: `noproc`, as a
+///   call to a dead server;
+/// * dropped anywhere else (by the server's handler, its state, its end, or another process
+///   it was handed to): the caller waits on, now watching the server; the server's exit
+///   reason comes if it ends, and its loop says `NoReply` at once if the handler that got
+///   this call returns without stopping.
+impl<R: Send + 'static> Drop for ReplyTo<R> {
     fn drop(&mut self) {
-        if let Some(slot) = self.slot.take() {
-            slot.abandon();
+        let Some(slot) = self.slot.take() else {
+            return;
+        };
+        if crate::rt::mailbox::leftovers::dropping_leftovers() {
+            slot.fail(crate::ExitReason::NoProc);
+        } else {
+            slot.abandon_in(self.server);
         }
     }
 }
 
-impl<R> std::fmt::Debug for ReplyTo<R> {
+impl<R: Send + 'static> std::fmt::Debug for ReplyTo<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReplyTo")
             .field("caller", &self.caller)

@@ -153,7 +153,7 @@ async fn dispatch<S: Server>(
             if let (Ok(n), Some(slot)) = (&next, slot) {
                 // Dropped without a reply, and no exit will explain it: say so now.
                 if !matches!(n, Next::Stop(_)) && slot.is_abandoned() {
-                    let _ = slot.complete(Err(NoReply));
+                    slot.no_value(Err(NoReply));
                 }
             }
             next

@@ -5,4 +5,5 @@
 //! `rt::table::slot`, because it shares one atomic word with the slot's liveness and reference
 //! count; its loom models are in `rt/table/loom_tests.rs`.
 
+pub(crate) mod leftovers;
 pub(crate) mod queue;

@@ -182,6 +182,20 @@ impl Queue {
         len
     }
 
+    /// Drops every message queued now (not the ones pushed meanwhile by a racing sender).
+    ///
+    /// # Safety
+    /// Only the single consumer calls this, and every queued node is a `Node<M>`.
+    pub(crate) unsafe fn drop_queued<M>(&self) -> usize {
+        let mut dropped = 0;
+        // SAFETY: the caller's contract.
+        while let Some(message) = unsafe { self.pop::<M>() } {
+            drop(message);
+            dropped += 1;
+        }
+        dropped
+    }
+
     /// Drops every queued message and returns the queue to its initial state.
     ///
     /// # Safety

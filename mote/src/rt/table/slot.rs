@@ -89,8 +89,8 @@ pub(crate) struct Slot {
     /// to the new task) without the cross-thread free that made a million spawns 12% slower.
     waker: UnsafeCell<MaybeUninit<Waker>>,
     /// Drops the queued messages of the incarnation (it knows the message type); `None`
-    /// until the slot is first occupied.
-    drain: UnsafeCell<Option<unsafe fn(&Slot)>>,
+    /// until the slot is first occupied. See [`drain`].
+    drain: UnsafeCell<Option<DrainFn>>,
     /// Links, monitors, name and flags: allocated only for processes that use them.
     extras: Mutex<Option<Box<Extras>>>,
 }
@@ -248,7 +248,7 @@ impl Slot {
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and `drain`
     /// drops `Node<M>`s for the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: Waker, drain: unsafe fn(&Slot)) {
+    pub(crate) unsafe fn occupy(&self, waker: Waker, drain: DrainFn) {
         // SAFETY: the slot is free: no reader of the waker or `drain` exists (the contract).
         let reused = self
             .drain
@@ -416,7 +416,25 @@ impl Slot {
             // nodes' type.
             unsafe {
                 if let Some(drain) = *d {
-                    drain(self);
+                    crate::rt::mailbox::leftovers::as_leftovers(|| drain(self, Drain::Final));
+                }
+            }
+        });
+    }
+
+    /// Owner-only, as the process ends: drops the messages queued now, while the process's
+    /// exit reason is still known to their destructors (a call's reply slot reports it);
+    /// whatever a racing sender adds later goes when the slot is recycled.
+    ///
+    /// # Safety
+    /// Called by the process's own task, which receives no more.
+    pub(crate) unsafe fn drop_queued(&self) {
+        self.drain.with(|d| {
+            // SAFETY: set at `occupy`, before the task ran; we are the queue's consumer (the
+            // contract).
+            unsafe {
+                if let Some(drain) = *d {
+                    drain(self, Drain::Queued);
                 }
             }
         });
@@ -572,11 +590,29 @@ impl Slot {
     }
 }
 
+/// The type-erased [`drain`] of a process's message type, kept in its slot.
+pub(crate) type DrainFn = unsafe fn(&Slot, Drain);
+
+/// Which messages [`drain`] drops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Drain {
+    /// Those queued now: the owner, as its process ends (senders may still push).
+    Queued,
+    /// All, returning the queue to its initial state: the slot is being recycled.
+    Final,
+}
+
 /// Drops the queued messages of a process whose message type is `M`.
 ///
 /// # Safety
-/// No other thread touches the slot's queue, whose nodes are `Node<M>`.
-pub(crate) unsafe fn drain<M>(slot: &Slot) {
+/// The slot's nodes are `Node<M>`. With [`Drain::Final`], no other thread touches the
+/// slot's queue; with [`Drain::Queued`], the caller is its consumer.
+pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
     // SAFETY: the caller's contract.
-    unsafe { slot.queue.drain::<M>() };
+    unsafe {
+        match which {
+            Drain::Queued => drop(slot.queue.drop_queued::<M>()),
+            Drain::Final => drop(slot.queue.drain::<M>()),
+        }
+    }
 }
