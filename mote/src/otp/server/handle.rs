@@ -234,7 +234,7 @@ impl<S: Server> ServerRef<S> {
     /// is called; the returned future only waits (and borrows nothing).
     ///
     /// A reference to a server of another node (the `dist` feature:
-    /// [`ServerRef::named_on`], or one that arrived in a message) speaks the `gen_server`
+    /// `ServerRef::named_on`, or one that arrived in a message) speaks the `gen_server`
     /// protocol through the distribution layer, with the same errors; its node lost or
     /// unreachable is `Exit(`[`ExitReason::NoConnection`]`)`.
     pub fn call(
