@@ -40,8 +40,9 @@ mod message;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Buf;
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -167,7 +168,8 @@ where
         peer: peer.clone(),
     };
     let receiver = DistReceiver {
-        reader: BufReader::with_capacity(64 * 1024, read),
+        reader: read,
+        buf: BytesMut::new(),
         peer,
         opts,
         writer: AbortOnDrop(writer),
@@ -200,7 +202,8 @@ pub fn start_tcp(
         peer: peer.clone(),
     };
     let receiver = DistReceiver {
-        reader: BufReader::with_capacity(64 * 1024, read),
+        reader: read,
+        buf: BytesMut::new(),
         peer,
         opts,
         writer: AbortOnDrop(writer),
@@ -260,7 +263,11 @@ impl DistSender {
 /// for an example.
 #[derive(Debug)]
 pub struct DistReceiver<R> {
-    reader: BufReader<R>,
+    reader: R,
+    /// What was read and not yet parsed. Each frame is split off it and frozen, so a
+    /// received frame (and a large binary in it) shares this buffer's memory instead of
+    /// being copied out, as the BEAM's received binaries refer to its read buffer.
+    buf: BytesMut,
     peer: Arc<PeerNode>,
     opts: ConnectionOptions,
     writer: AbortOnDrop,
@@ -281,28 +288,58 @@ impl<R: AsyncRead + Unpin> DistReceiver<R> {
     /// unusable and should be dropped.
     pub async fn recv(&mut self) -> Result<DistMessage, ConnectionError> {
         loop {
-            let frame = tokio::time::timeout(self.opts.tick_time, self.read_frame())
-                .await
-                .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??;
+            // A frame already read needs no timer: with many frames per read, arming
+            // one per message would cost more than parsing it.
+            let frame = match self.buffered_frame()? {
+                Some(frame) => frame,
+                None => tokio::time::timeout(self.opts.tick_time, self.read_frame())
+                    .await
+                    .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??,
+            };
             let Some(frame) = frame else { continue };
             return DistMessage::parse(frame, &self.opts.limits);
         }
     }
 
-    /// Reads one frame: `None` for a tick.
-    async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
-        let len = self.reader.read_u32().await? as usize;
-        if len == 0 {
+    /// The next frame if the buffer holds all of it (`Some(None)` for a tick); else
+    /// `None`, with room reserved for the rest of the frame so that it is read in place.
+    fn buffered_frame(&mut self) -> Result<Option<Option<Bytes>>, ConnectionError> {
+        if self.buf.len() < 4 {
             return Ok(None);
+        }
+        let len = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
+        if len == 0 {
+            self.buf.advance(4);
+            return Ok(Some(None));
         }
         // Room for the header bytes around a term of the largest size allowed.
         let limit = self.opts.limits.max_size + 64;
         if len > limit {
             return Err(ConnectionError::FrameTooLarge { len, limit });
         }
-        let mut buf = BytesMut::zeroed(len);
-        self.reader.read_exact(&mut buf).await?;
-        Ok(Some(buf.freeze()))
+        if self.buf.len() < 4 + len {
+            self.buf.reserve(4 + len - self.buf.len());
+            return Ok(None);
+        }
+        self.buf.advance(4);
+        Ok(Some(Some(self.buf.split_to(len).freeze())))
+    }
+
+    /// Reads until a whole frame is buffered: `None` for a tick.
+    async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
+        loop {
+            if let Some(frame) = self.buffered_frame()? {
+                return Ok(frame);
+            }
+            // Small frames share one allocation of at least this much; a large frame
+            // got room for all of itself above.
+            if self.buf.capacity() - self.buf.len() < 4096 {
+                self.buf.reserve(READ_CHUNK);
+            }
+            if self.reader.read_buf(&mut self.buf).await? == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
+            }
+        }
     }
 
     /// The peer.
@@ -315,6 +352,9 @@ impl<R: AsyncRead + Unpin> DistReceiver<R> {
         self.writer.0.is_finished()
     }
 }
+
+/// The least a receiver reads into at once.
+const READ_CHUNK: usize = 64 * 1024;
 
 /// Stops the writer (and so closes the socket) when the receiver goes.
 #[derive(Debug)]
