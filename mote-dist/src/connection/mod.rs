@@ -37,11 +37,13 @@ mod direct;
 mod gen_call;
 mod message;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Buf;
 use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -167,7 +169,9 @@ where
         peer: peer.clone(),
     };
     let receiver = DistReceiver {
-        reader: BufReader::with_capacity(64 * 1024, read),
+        reader: read,
+        buf: BytesMut::new(),
+        spare: VecDeque::new(),
         peer,
         opts,
         writer: AbortOnDrop(writer),
@@ -200,7 +204,9 @@ pub fn start_tcp(
         peer: peer.clone(),
     };
     let receiver = DistReceiver {
-        reader: BufReader::with_capacity(64 * 1024, read),
+        reader: read,
+        buf: BytesMut::new(),
+        spare: VecDeque::new(),
         peer,
         opts,
         writer: AbortOnDrop(writer),
@@ -260,7 +266,15 @@ impl DistSender {
 /// for an example.
 #[derive(Debug)]
 pub struct DistReceiver<R> {
-    reader: BufReader<R>,
+    reader: R,
+    /// What was read and not yet parsed. Each frame is split off it and frozen, so a
+    /// received frame (and a large binary in it) shares this buffer's memory instead of
+    /// being copied out, as the BEAM's received binaries refer to its read buffer.
+    buf: BytesMut,
+    /// Buffers read before, whose frames may still be alive: one is taken back once its
+    /// frames are all dropped, so reads go to memory already mapped and in cache (a new
+    /// allocation per buffer cost a page fault per 4 KiB read).
+    spare: VecDeque<BytesMut>,
     peer: Arc<PeerNode>,
     opts: ConnectionOptions,
     writer: AbortOnDrop,
@@ -281,28 +295,85 @@ impl<R: AsyncRead + Unpin> DistReceiver<R> {
     /// unusable and should be dropped.
     pub async fn recv(&mut self) -> Result<DistMessage, ConnectionError> {
         loop {
-            let frame = tokio::time::timeout(self.opts.tick_time, self.read_frame())
-                .await
-                .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??;
+            // A frame already read needs no timer: with many frames per read, arming
+            // one per message would cost more than parsing it.
+            let frame = match self.buffered_frame()? {
+                Some(frame) => frame,
+                None => tokio::time::timeout(self.opts.tick_time, self.read_frame())
+                    .await
+                    .map_err(|_| ConnectionError::PeerSilent(self.opts.tick_time))??,
+            };
             let Some(frame) = frame else { continue };
             return DistMessage::parse(frame, &self.opts.limits);
         }
     }
 
-    /// Reads one frame: `None` for a tick.
-    async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
-        let len = self.reader.read_u32().await? as usize;
+    /// The next frame if the buffer holds all of it (`Some(None)` for a tick).
+    fn buffered_frame(&mut self) -> Result<Option<Option<Bytes>>, ConnectionError> {
+        let Some(len) = self.frame_len()? else {
+            return Ok(None);
+        };
         if len == 0 {
+            self.buf.advance(4);
+            return Ok(Some(None));
+        }
+        if self.buf.len() < 4 + len {
             return Ok(None);
         }
+        self.buf.advance(4);
+        Ok(Some(Some(self.buf.split_to(len).freeze())))
+    }
+
+    /// The length of the frame at the start of the buffer, once its header is read.
+    fn frame_len(&self) -> Result<Option<usize>, ConnectionError> {
+        let Some(header) = self.buf.get(..4) else {
+            return Ok(None);
+        };
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
         // Room for the header bytes around a term of the largest size allowed.
         let limit = self.opts.limits.max_size + 64;
         if len > limit {
             return Err(ConnectionError::FrameTooLarge { len, limit });
         }
-        let mut buf = BytesMut::zeroed(len);
-        self.reader.read_exact(&mut buf).await?;
-        Ok(Some(buf.freeze()))
+        Ok(Some(len))
+    }
+
+    /// Reads until a whole frame is buffered: `None` for a tick.
+    async fn read_frame(&mut self) -> Result<Option<Bytes>, ConnectionError> {
+        loop {
+            if let Some(frame) = self.buffered_frame()? {
+                return Ok(frame);
+            }
+            // The whole frame must fit, so that it is read in place (its start is copied
+            // into a new buffer if this one is too short); a header worth of room would
+            // make many small reads.
+            match self.frame_len()? {
+                Some(len) if self.buf.capacity() < 4 + len => self.regrow(4 + len),
+                None if self.buf.capacity() - self.buf.len() < 4096 => self.regrow(4),
+                _ => {}
+            }
+            if self.reader.read_buf(&mut self.buf).await? == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
+            }
+        }
+    }
+
+    /// Moves what is buffered to a buffer of at least `need` bytes: a spare one whose
+    /// frames are all gone, or a new one. The old one becomes a spare.
+    fn regrow(&mut self, need: usize) {
+        let want = need.max(READ_CHUNK);
+        let reclaimed = (0..self.spare.len()).find(|&i| self.spare[i].try_reclaim(want));
+        let mut next = match reclaimed.and_then(|i| self.spare.remove(i)) {
+            Some(spare) => spare,
+            None => BytesMut::with_capacity(want),
+        };
+        next.extend_from_slice(&self.buf);
+        let mut old = std::mem::replace(&mut self.buf, next);
+        old.clear();
+        if self.spare.len() == SPARES {
+            self.spare.pop_front();
+        }
+        self.spare.push_back(old);
     }
 
     /// The peer.
@@ -315,6 +386,14 @@ impl<R: AsyncRead + Unpin> DistReceiver<R> {
         self.writer.0.is_finished()
     }
 }
+
+/// The size of a receiver's buffers (a larger frame gets one of its own size): frames
+/// are read many at a time, and a frame that does not fit in what is left of one is
+/// copied (its start) to the next.
+const READ_CHUNK: usize = 256 * 1024;
+
+/// How many buffers a receiver keeps for reuse.
+const SPARES: usize = 4;
 
 /// Stops the writer (and so closes the socket) when the receiver goes.
 #[derive(Debug)]

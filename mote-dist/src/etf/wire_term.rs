@@ -12,6 +12,11 @@ use super::event::Event;
 use super::identifiers::{ErlPid, ErlPort, ErlRef};
 use super::limits::DecodeLimits;
 
+/// The least size of a binary that a decode from a shared buffer slices rather than
+/// copies: the BEAM's limit for binaries kept on a process heap. A smaller one is copied,
+/// so that keeping it does not keep a whole received buffer alive.
+const SHARE_MIN: usize = 64;
+
 /// Any Erlang term, as the wire carries it.
 ///
 /// This is the wire-level form for control messages, tests and untyped interop; the
@@ -100,7 +105,8 @@ impl WireTerm {
         Ok(t)
     }
 
-    /// Decodes a complete term held in `input`, with binaries as slices of it (no copy).
+    /// Decodes a complete term held in `input`, with binaries of 64 bytes or more as
+    /// slices of it (no copy; smaller ones are copied, so as not to keep `input` alive).
     ///
     /// ```
     /// use bytes::Bytes;
@@ -140,7 +146,7 @@ impl WireTerm {
         source: Option<&Bytes>,
     ) -> Result<Self, DecodeError> {
         let bytes = |s: &[u8]| match source {
-            Some(src) if !s.is_empty() => src.slice_ref(s),
+            Some(src) if s.len() >= SHARE_MIN => src.slice_ref(s),
             _ => Bytes::copy_from_slice(s),
         };
         let atom = |name: &str| Atom::new(name).map_err(|e| DecodeError::Shape(e.to_string()));

@@ -335,20 +335,28 @@ impl Shared {
     {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let name = peer.name.atom().clone();
-        let old = self.conns.lock().insert(
+        let mut conns = self.conns.lock();
+        let old = conns.insert(
             name.clone(),
             Conn::Up {
                 sender: sender.clone(),
                 id,
             },
         );
-        if let Some(Conn::Connecting { queued, waiters }) = old {
-            for frame in queued {
-                let _ = sender.send_now(frame);
+        // The queued frames go out before the lock is released: a sender that finds the
+        // entry `Up` writes at once, and must not overtake its own queued messages.
+        let waiters = match old {
+            Some(Conn::Connecting { queued, waiters }) => {
+                for frame in queued {
+                    let _ = sender.send_now(frame);
+                }
+                waiters
             }
-            for w in waiters {
-                let _ = w.send(true);
-            }
+            _ => Vec::new(),
+        };
+        drop(conns);
+        for w in waiters {
+            let _ = w.send(true);
         }
         tracing::info!(peer = %name, hidden = peer.is_hidden(), "node connected");
         // A replaced connection (the peer restarted) was down in between: its relations

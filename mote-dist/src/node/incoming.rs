@@ -69,8 +69,11 @@ impl Shared {
 
     fn deliver(&self, peer: &Atom, to: mote::ProcessId, payload: &Option<Bytes>) {
         let Some(payload) = payload else { return };
-        let result = crate::serde::with_erased_deserializer(payload, &self.serde, |d| {
-            mote::dist::deliver(to, d)
+        // A large binary in the message stays in the frame's memory, not copied out.
+        let result = crate::serde::with_shared_source(payload, || {
+            crate::serde::with_erased_deserializer(payload, &self.serde, |d| {
+                mote::dist::deliver(to, d)
+            })
         });
         match result {
             Ok(Ok(())) | Ok(Err(mote::dist::DeliverError::NoProcess)) => {}

@@ -64,6 +64,7 @@ mod tokens;
 mod wrappers;
 
 pub use naming::AtomCase;
+pub(crate) use wrappers::with_shared_source;
 pub use wrappers::{Charlist, Record};
 
 use crate::etf::{decompress, DecodeError, DecodeLimits, Decoder, EncodeError};

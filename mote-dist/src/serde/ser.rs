@@ -274,6 +274,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         if std::mem::take(&mut self.raw_next) {
+            super::wrappers::reclaim_output(self.out);
             self.out.extend_from_slice(v);
         } else {
             self.enc().binary(v)?;
@@ -318,10 +319,16 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
         match name {
             RECORD_TOKEN => self.record_next = true,
             CHARLIST_TOKEN => self.charlist_next = true,
-            RAW_TOKEN => self.raw_next = true,
+            RAW_TOKEN => {
+                self.raw_next = true;
+                super::wrappers::lend_output(self.out);
+            }
             _ => {}
         }
         let result = value.serialize(&mut *self);
+        if name == RAW_TOKEN {
+            super::wrappers::reclaim_output(self.out);
+        }
         self.record_next = false;
         self.charlist_next = false;
         self.raw_next = false;

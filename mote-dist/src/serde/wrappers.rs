@@ -1,8 +1,11 @@
 //! Wrappers that pick an Erlang encoding serde has no word for, and the serde impls of
 //! the wire-level identifiers.
 
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+
+use bytes::Bytes;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
@@ -118,42 +121,88 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Record<T> {
     }
 }
 
-/// Bytes that serialize through `serialize_bytes` (a `&[u8]` would be a sequence).
-struct RawBytes<'a>(&'a [u8]);
+/// Serializes a term through its encoding: written in place by the ETF serializer (which
+/// lends its output, see [`lend_output`]: a large binary is then copied once, not twice),
+/// seen as a byte string by other formats.
+fn serialize_raw<S: Serializer>(
+    s: S,
+    write: impl Fn(&mut Encoder<'_>) -> Result<(), crate::etf::EncodeError>,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_newtype_struct(RAW_TOKEN, &InPlace(write))
+}
 
-impl Serialize for RawBytes<'_> {
+/// A term's encoder inside the raw token: it writes into the lent output if there is one.
+struct InPlace<F>(F);
+
+impl<F: Fn(&mut Encoder<'_>) -> Result<(), crate::etf::EncodeError>> Serialize for InPlace<F> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(self.0)
+        match LENT.take() {
+            Some(mut out) => {
+                let written = (self.0)(&mut Encoder::new(&mut out));
+                LENT.set(Some(out));
+                written.map_err(serde::ser::Error::custom)?;
+                // Takes the output back, adding nothing.
+                s.serialize_bytes(&[])
+            }
+            None => {
+                let mut buf = Vec::new();
+                (self.0)(&mut Encoder::new(&mut buf)).map_err(serde::ser::Error::custom)?;
+                s.serialize_bytes(&buf)
+            }
+        }
     }
 }
 
-/// Serializes a term through its encoding: copied verbatim by the ETF serializer, seen as
-/// a byte string by other formats.
-fn serialize_raw<S: Serializer>(
-    s: S,
-    write: impl FnOnce(&mut Encoder<'_>) -> Result<(), crate::etf::EncodeError>,
-) -> Result<S::Ok, S::Error> {
-    let mut buf = Vec::new();
-    write(&mut Encoder::new(&mut buf)).map_err(serde::ser::Error::custom)?;
-    s.serialize_newtype_struct(RAW_TOKEN, &RawBytes(&buf))
+thread_local! {
+    /// The ETF serializer's output, lent while it serializes the value of a raw token.
+    static LENT: Cell<Option<Vec<u8>>> = const { Cell::new(None) };
 }
+
+/// Lends `out` for the value of a raw token. Only this crate's [`InPlace`] uses that
+/// token, and nothing runs between the loan and its use, so the loan cannot reach
+/// another serializer. Serde gives a `Serialize` impl no other way to the buffer.
+pub(super) fn lend_output(out: &mut Vec<u8>) {
+    LENT.set(Some(std::mem::take(out)));
+}
+
+/// Takes back what [`lend_output`] lent, if it is still out.
+pub(super) fn reclaim_output(out: &mut Vec<u8>) {
+    if let Some(lent) = LENT.take() {
+        *out = lent;
+    }
+}
+
+/// Reads one term from a decoder over its encoding; the `Bytes` is that encoding when it
+/// can be shared (see [`with_shared_source`]).
+type ReadRaw<T> = fn(&mut Decoder<'_>, Option<&Bytes>) -> Result<T, crate::etf::DecodeError>;
 
 /// Deserializes a term from its encoding: the ETF deserializer hands over the next
 /// term's bytes; other formats give back what `serialize_raw` wrote.
 fn deserialize_raw<'de, D: Deserializer<'de>, T>(
     d: D,
     expecting: &'static str,
-    read: fn(&mut Decoder<'_>) -> Result<T, crate::etf::DecodeError>,
+    read: ReadRaw<T>,
 ) -> Result<T, D::Error> {
     struct RawVisitor<T> {
         expecting: &'static str,
-        read: fn(&mut Decoder<'_>) -> Result<T, crate::etf::DecodeError>,
+        read: ReadRaw<T>,
     }
     impl<T> RawVisitor<T> {
         fn decode<E: de::Error>(&self, raw: &[u8]) -> Result<T, E> {
-            let mut dec = Decoder::at(raw, 0, DecodeLimits::default());
-            let value = (self.read)(&mut dec).map_err(E::custom)?;
-            dec.finish_exact().map_err(E::custom)?;
+            let value = match shared_slice(raw) {
+                Some(shared) => {
+                    let mut dec = Decoder::at(&shared, 0, DecodeLimits::default());
+                    let value = (self.read)(&mut dec, Some(&shared)).map_err(E::custom)?;
+                    dec.finish_exact().map_err(E::custom)?;
+                    value
+                }
+                None => {
+                    let mut dec = Decoder::at(raw, 0, DecodeLimits::default());
+                    let value = (self.read)(&mut dec, None).map_err(E::custom)?;
+                    dec.finish_exact().map_err(E::custom)?;
+                    value
+                }
+            };
             Ok(value)
         }
     }
@@ -179,6 +228,37 @@ fn deserialize_raw<'de, D: Deserializer<'de>, T>(
     d.deserialize_newtype_struct(RAW_TOKEN, RawVisitor { expecting, read })
 }
 
+thread_local! {
+    /// The buffer a message is being decoded from, while [`with_shared_source`] runs.
+    static SOURCE: RefCell<Option<Bytes>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (a decode of `source` through serde) so that the binaries of the
+/// [`WireTerm`]s it decodes are slices of `source` rather than copies. Serde hands a
+/// `Deserialize` impl only a borrowed slice, so the `Bytes` it is part of travels beside,
+/// in a thread-local: the BEAM likewise makes a large received binary a sub-binary of the
+/// buffer it arrived in.
+pub(crate) fn with_shared_source<R>(source: &Bytes, f: impl FnOnce() -> R) -> R {
+    /// Puts back the outer source even if `f` unwinds.
+    struct Restore(Option<Bytes>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SOURCE.set(self.0.take());
+        }
+    }
+    let _restore = Restore(SOURCE.replace(Some(source.clone())));
+    f()
+}
+
+/// `raw` as a slice of the source set by [`with_shared_source`], if it lies in it.
+fn shared_slice(raw: &[u8]) -> Option<Bytes> {
+    SOURCE.with_borrow(|source| {
+        let source = source.as_ref()?;
+        let (start, at) = (source.as_ptr() as usize, raw.as_ptr() as usize);
+        (at >= start && at + raw.len() <= start + source.len()).then(|| source.slice_ref(raw))
+    })
+}
+
 /// A pid is written as NEW_PID_EXT.
 impl Serialize for ErlPid {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -191,7 +271,7 @@ impl Serialize for ErlPid {
 
 impl<'de> Deserialize<'de> for ErlPid {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a pid", |dec| match WireTerm::read(dec, None)? {
+        deserialize_raw(d, "a pid", |dec, _| match WireTerm::read(dec, None)? {
             WireTerm::Pid(p) => Ok(p),
             other => Err(shape("a pid", &other)),
         })
@@ -210,9 +290,11 @@ impl Serialize for ErlRef {
 
 impl<'de> Deserialize<'de> for ErlRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a reference", |dec| match WireTerm::read(dec, None)? {
-            WireTerm::Ref(r) => Ok(r),
-            other => Err(shape("a reference", &other)),
+        deserialize_raw(d, "a reference", |dec, _| {
+            match WireTerm::read(dec, None)? {
+                WireTerm::Ref(r) => Ok(r),
+                other => Err(shape("a reference", &other)),
+            }
         })
     }
 }
@@ -229,7 +311,7 @@ impl Serialize for ErlPort {
 
 impl<'de> Deserialize<'de> for ErlPort {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a port", |dec| match WireTerm::read(dec, None)? {
+        deserialize_raw(d, "a port", |dec, _| match WireTerm::read(dec, None)? {
             WireTerm::Port(p) => Ok(p),
             other => Err(shape("a port", &other)),
         })
@@ -248,7 +330,7 @@ impl Serialize for Atom {
 
 impl<'de> Deserialize<'de> for Atom {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "an atom", |dec| match dec.next_event()? {
+        deserialize_raw(d, "an atom", |dec, _| match dec.next_event()? {
             Event::Atom(name) => {
                 Atom::new(&name).map_err(|e| crate::etf::DecodeError::Shape(e.to_string()))
             }
@@ -269,10 +351,104 @@ impl Serialize for WireTerm {
 
 impl<'de> Deserialize<'de> for WireTerm {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a term", |dec| WireTerm::read(dec, None))
+        deserialize_raw(d, "a term", WireTerm::read)
     }
 }
 
 fn shape(expected: &str, found: &WireTerm) -> crate::etf::DecodeError {
     crate::etf::DecodeError::Shape(format!("expected {expected}, found {found:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::with_shared_source;
+    use crate::etf::{Atom, ErlPid, WireTerm};
+    use crate::serde::{to_vec, with_erased_deserializer, Options};
+
+    fn pid() -> ErlPid {
+        ErlPid {
+            node: Atom::new("a@h").unwrap(),
+            id: 7,
+            serial: 1,
+            creation: 3,
+        }
+    }
+
+    /// Decodes `(WireTerm, WireTerm)` through the erased path, as a delivery does.
+    fn deliver_pair(frame: &Bytes, shared: bool) -> (WireTerm, WireTerm) {
+        let decode = || {
+            with_erased_deserializer(frame, &Options::default(), |d| {
+                erased_serde::deserialize::<(WireTerm, WireTerm)>(d).unwrap()
+            })
+            .unwrap()
+        };
+        if shared {
+            with_shared_source(frame, decode)
+        } else {
+            decode()
+        }
+    }
+
+    fn within(b: &Bytes, frame: &Bytes) -> bool {
+        let (start, at) = (frame.as_ptr() as usize, b.as_ptr() as usize);
+        at >= start && at + b.len() <= start + frame.len()
+    }
+
+    #[test]
+    fn a_large_binary_shares_the_source_and_a_small_one_is_copied() {
+        let big: Vec<u8> = (0..70_000u32).map(|i| i as u8).collect();
+        let sent = (
+            WireTerm::Binary(Bytes::from(big.clone())),
+            WireTerm::Tuple(vec![
+                WireTerm::Binary(Bytes::from_static(b"tiny")),
+                WireTerm::Pid(pid()),
+            ]),
+        );
+        let frame = Bytes::from(to_vec(&sent).unwrap());
+        let got = deliver_pair(&frame, true);
+        assert_eq!(got, sent);
+        let (WireTerm::Binary(b), WireTerm::Tuple(t)) = &got else {
+            panic!("{got:?}")
+        };
+        assert!(within(b, &frame), "the large binary was copied");
+        let WireTerm::Binary(small) = &t[0] else {
+            panic!()
+        };
+        assert!(
+            !within(small, &frame),
+            "a small binary keeps the frame alive"
+        );
+        // Without a shared source, or after it, nothing refers to the frame.
+        let (WireTerm::Binary(b), _) = deliver_pair(&frame, false) else {
+            panic!()
+        };
+        assert!(!within(&b, &frame));
+        assert_eq!(b, big);
+    }
+
+    #[test]
+    fn a_term_serialized_in_place_matches_its_own_encoding() {
+        let term = WireTerm::Tuple(vec![
+            WireTerm::Pid(pid()),
+            WireTerm::Binary(vec![9u8; 100_000].into()),
+            WireTerm::List(vec![WireTerm::Int(-5), WireTerm::atom("ok").unwrap()]),
+        ]);
+        assert_eq!(to_vec(&term).unwrap(), term.encode().unwrap());
+        // Beside other values, pids and atoms written in place too, in order.
+        let value = (
+            pid(),
+            Atom::new("x").unwrap(),
+            vec![term.clone(), term.clone()],
+            3u8,
+        );
+        let bytes = to_vec(&value).unwrap();
+        let back: (ErlPid, Atom, Vec<WireTerm>, u8) = crate::serde::from_slice(&bytes).unwrap();
+        assert_eq!(back, value);
+        // An error inside the term leaves nothing lent behind: the next one is whole.
+        let bad = WireTerm::List(vec![WireTerm::Int(1), WireTerm::Float(f64::NAN)]);
+        assert!(to_vec(&(1u8, bad)).is_err());
+        assert_eq!(to_vec(&term).unwrap(), term.encode().unwrap());
+    }
 }
