@@ -124,6 +124,8 @@ mod rt {
     pub(crate) mod current;
     pub(crate) mod mailbox;
     pub(crate) mod metrics;
+    #[cfg(feature = "dist")]
+    pub(crate) mod poll_end;
     pub(crate) mod runner;
     pub(crate) mod scheduler;
     pub(crate) mod signals;

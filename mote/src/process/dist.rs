@@ -604,6 +604,40 @@ pub fn is_installed() -> bool {
     TRANSPORT.get().is_some()
 }
 
+/// Asks for `flush` to run on this thread when the poll of the process running here ends,
+/// and says whether it will: `false` outside a process (a tokio task, a plain thread),
+/// where there is no poll to wait for and the caller writes at once.
+///
+/// A transport uses it to write many messages in one system call: a process that sends
+/// in a loop leaves each frame in its connection's buffer, and `flush` writes the buffer
+/// when the process yields (ends its poll: waits in `recv`, sleeps, returns, panics or is
+/// killed), before the process's exit signals go out. A process that sends one message
+/// and then waits ends its poll at once, so the message does not wait. One function per
+/// poll: asking for another one runs the first at once (flushing early is always
+/// allowed). With nothing asked, the end of a poll costs one thread-local load.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// static FLUSHED: AtomicUsize = AtomicUsize::new(0);
+/// fn flush() {
+///     FLUSHED.fetch_add(1, Ordering::Relaxed);
+/// }
+///
+/// assert!(!mote::dist::flush_at_poll_end(flush)); // not in a process: write at once
+/// mote::run(|_p: mote::Process<()>| async move {
+///     assert!(mote::dist::flush_at_poll_end(flush));
+///     assert!(mote::dist::flush_at_poll_end(flush)); // the same one: still once
+///     assert_eq!(FLUSHED.load(Ordering::Relaxed), 0);
+///     mote::sleep(std::time::Duration::from_millis(1)).await; // the poll ends here
+///     assert_eq!(FLUSHED.load(Ordering::Relaxed), 1);
+/// })
+/// .unwrap();
+/// ```
+#[inline]
+pub fn flush_at_poll_end(flush: fn()) -> bool {
+    crate::rt::poll_end::defer(flush)
+}
+
 /// A message on its way to another node: the value and how to serialize it.
 ///
 /// ```

@@ -68,6 +68,8 @@ pub(crate) fn enter(slot: &'static Slot, guard: &mut crossbeam_epoch::Guard) {
 /// This thread polls no process any more.
 #[inline]
 pub(crate) fn leave() {
+    #[cfg(feature = "dist")]
+    crate::rt::poll_end::run();
     CURRENT.with(|c| c.set(ptr::null()));
     POLL_GUARD.with(|g| g.set(ptr::null_mut()));
 }
