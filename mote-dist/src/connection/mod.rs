@@ -181,9 +181,11 @@ where
 }
 
 /// [`start`] for a TCP connection, writing on the sender's thread: a frame sent while
-/// none is pending goes to the socket at once, without waking the writer task (which only
-/// writes what the socket did not take, and the ticks). Dropping the receiver closes the
-/// socket.
+/// none is pending goes to the socket without waking the writer task (which only writes
+/// what the socket did not take, and the ticks). Frames sent by a mote process wait in the
+/// connection's batch until the process's poll ends (or the batch holds 64 KiB), and go
+/// out in one `writev` (see `mote::dist::flush_at_poll_end`); a sender outside any process
+/// writes at once, the batch first. Dropping the receiver closes the socket.
 ///
 /// ```no_run
 /// # async fn demo(stream: tokio::net::TcpStream, peer: mote_dist::handshake::PeerNode) {

@@ -635,7 +635,11 @@ pub fn is_installed() -> bool {
 /// ```
 #[inline]
 pub fn flush_at_poll_end(flush: fn()) -> bool {
-    crate::rt::poll_end::defer(flush)
+    let in_poll = crate::rt::current::pinned();
+    if in_poll {
+        crate::rt::poll_end::defer(flush);
+    }
+    in_poll
 }
 
 /// A message on its way to another node: the value and how to serialize it.

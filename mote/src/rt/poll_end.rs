@@ -5,34 +5,26 @@
 //!
 //! The end of a poll is the earliest moment the runtime knows the process has stopped
 //! sending for now: a process that sends and then waits in `recv` ends its poll right
-//! there, so a lone message (a round trip) waits for nothing. [`current::leave`] runs the
+//! there, so a lone message (a round trip) waits for nothing. `current::leave` runs the
 //! hook, so it runs on every path out of a poll (pending, returned, panicked, killed),
 //! before the ending process's exit signals go out, which keeps them behind its messages.
-//!
-//! [`current::leave`]: crate::rt::current::leave
 
 use std::cell::Cell;
-
-use crate::rt::current;
 
 thread_local! {
     /// What to run when the poll in progress on this thread ends.
     static HOOK: Cell<Option<fn()>> = const { Cell::new(None) };
 }
 
-/// Asks for `flush` to run when the poll in progress on this thread ends. `false` (and
-/// nothing recorded) outside a process's poll: there is no end to wait for. A second,
-/// different function runs the first one at once (running it early is always allowed).
-pub(crate) fn defer(flush: fn()) -> bool {
-    if !current::pinned() {
-        return false;
-    }
+/// Asks for `flush` to run when the poll in progress on this thread ends; the caller has
+/// checked that one is in progress (`current::pinned`). A second, different function runs
+/// the first one at once (running it early is always allowed).
+pub(crate) fn defer(flush: fn()) {
     if let Some(earlier) = HOOK.with(|h| h.replace(Some(flush))) {
         if !std::ptr::fn_addr_eq(earlier, flush) {
             earlier();
         }
     }
-    true
 }
 
 /// The end of a poll: one thread-local load when nothing was deferred.
