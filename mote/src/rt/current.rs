@@ -14,7 +14,8 @@ use crate::values::pid::ProcessId;
 
 thread_local! {
     /// The epoch guard the runner holds on its stack while it polls a process on this
-    /// thread (see [`pinned`]), so that [`repin`] can move it forward; null outside polls.
+    /// thread (see [`pinned`]), so that [`repin`] can move it forward; meaningful only while
+    /// `CURRENT` is set (outside polls it is left pointing at the last poll's guard).
     static POLL_GUARD: Cell<*mut crossbeam_epoch::Guard> = const { Cell::new(ptr::null_mut()) };
     /// Calls to [`repin`] since the guard last moved forward.
     static SINCE_REPIN: Cell<u32> = const { Cell::new(0) };
@@ -70,8 +71,8 @@ pub(crate) fn enter(slot: &'static Slot, guard: &mut crossbeam_epoch::Guard) {
 pub(crate) fn leave() {
     #[cfg(feature = "dist")]
     crate::rt::poll_end::run();
+    // POLL_GUARD is left dangling: it is only read while CURRENT is set (see `repin_now`).
     CURRENT.with(|c| c.set(ptr::null()));
-    POLL_GUARD.with(|g| g.set(ptr::null_mut()));
 }
 
 /// How many [`repin`] calls move the poll's epoch forward once.
@@ -101,10 +102,13 @@ pub(crate) fn repin() {
 
 #[cold]
 fn repin_now() {
+    if !pinned() {
+        return;
+    }
     let guard = POLL_GUARD.with(Cell::get);
-    // SAFETY: non-null only between `enter` and `leave`, while the runner keeps the guard
-    // alive on its stack and does not touch it (the contract of `enter`); we are inside
-    // that poll, on its thread.
+    // SAFETY: a process is being polled on this thread (`pinned`), so `enter` set the
+    // pointer to the guard the runner keeps alive on its stack and does not touch until
+    // after `leave` (the contract of `enter`); we are inside that poll, on its thread.
     if let Some(guard) = unsafe { guard.as_mut() } {
         guard.repin();
     }
