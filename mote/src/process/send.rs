@@ -46,6 +46,16 @@ impl<M: Send + 'static> Pid<M> {
         self.deliver(message, 0)
     }
 
+    /// Right after a send that was taken: whether the process had not begun to exit. False
+    /// means the message may sit unread until the process's slot is recycled (see
+    /// `Slot::alive_after_push`): a sender waiting for an answer treats the process as gone.
+    pub(crate) fn alive_after_send(&self) -> bool {
+        let id = self.id();
+        TABLE
+            .lookup(id)
+            .is_some_and(|slot| slot.alive_after_push(id.serial()))
+    }
+
     #[inline]
     fn deliver(&self, message: M, tag: u64) -> Result<(), M> {
         let id = self.id();

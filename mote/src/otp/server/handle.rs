@@ -328,7 +328,15 @@ impl<S: Server> ServerRef<S> {
             server: self.pid.id(),
         }));
         match self.pid.send_or_return(request) {
-            Ok(()) => Ok(slot),
+            Ok(()) => {
+                // The server began to exit as the request went in: it may never read or
+                // drop it until its slot is recycled. An outcome already there (its exit
+                // reason, from its last drain) stays.
+                if !self.pid.alive_after_send() {
+                    slot.fail(ExitReason::NoProc);
+                }
+                Ok(slot)
+            }
             Err(refused) => {
                 // Dropping the refused request drops its reply slot: close the slot first,
                 // so that the drop has nothing to report.

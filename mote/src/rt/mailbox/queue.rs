@@ -182,18 +182,34 @@ impl Queue {
         len
     }
 
-    /// Drops every message queued now (not the ones pushed meanwhile by a racing sender).
+    /// Drops every message queued now, waiting for the pushes in progress (tail swapped,
+    /// link not yet visible) to finish, so that every push whose swap came before this call's
+    /// last read of `tail` is dropped too.
     ///
     /// # Safety
     /// Only the single consumer calls this, and every queued node is a `Node<M>`.
     pub(crate) unsafe fn drop_queued<M>(&self) -> usize {
         let mut dropped = 0;
-        // SAFETY: the caller's contract.
-        while let Some(message) = unsafe { self.pop::<M>() } {
-            drop(message);
-            dropped += 1;
+        let mut spins = 0u32;
+        loop {
+            // SAFETY: the caller's contract.
+            while let Some(message) = unsafe { self.pop::<M>() } {
+                drop(message);
+                dropped += 1;
+            }
+            // SAFETY: as above.
+            if unsafe { self.is_empty() } {
+                return dropped;
+            }
+            // A sender between its swap and its link: it finishes in a few instructions
+            // unless its thread lost the processor.
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
-        dropped
     }
 
     /// Drops every queued message and returns the queue to its initial state.

@@ -422,9 +422,11 @@ impl Slot {
         });
     }
 
-    /// Owner-only, as the process ends: drops the messages queued now, while the process's
-    /// exit reason is still known to their destructors (a call's reply slot reports it);
-    /// whatever a racing sender adds later goes when the slot is recycled.
+    /// Owner-only, as the process ends: drops the messages queued now, waiting out pushes in
+    /// progress, while the process's exit reason is still known to their destructors (a
+    /// call's reply slot reports it). Called again after `begin_exit`, for the messages that
+    /// raced it (see `alive_after_push`); what a sender adds after that goes when the slot is
+    /// recycled.
     ///
     /// # Safety
     /// Called by the process's own task, which receives no more.
@@ -450,8 +452,22 @@ impl Slot {
     /// Marks the process dead (no sender will push any more) and drops its own reference.
     /// The caller holds the extras lock, so link and monitor requests see it dead.
     pub(crate) fn begin_exit(&self) {
-        // ALIVE is set and DYING clear: one xor flips both.
-        self.state.fetch_xor(ALIVE | DYING, Ordering::AcqRel);
+        // ALIVE is set and DYING clear: one xor flips both. SeqCst: the Dekker pair with a
+        // sender's push and `alive_after_push` (see there).
+        self.state.fetch_xor(ALIVE | DYING, Ordering::SeqCst);
+    }
+
+    /// After a push for incarnation `serial`: whether that incarnation had not begun its
+    /// exit. False means the message may have come too late to be drained while the process
+    /// ended: its owner waits out pushes in progress after `begin_exit` and drops what it
+    /// finds (see `drop_queued`), but a push after that waits in the queue until the slot
+    /// is recycled, which may be long. Of the sender's push-then-load and the owner's
+    /// `begin_exit`-then-drain, at least one sees the other (both sides sequentially
+    /// consistent), so a message is either found by the owner's last drain or its sender
+    /// learns here that the process is gone.
+    pub(crate) fn alive_after_push(&self, serial: u32) -> bool {
+        let state = crate::rt::sync::dekker_load_u64(&self.state);
+        state & ALIVE != 0 && self.serial() == serial
     }
 
     /// Drops the process's own reference once no epoch-pinned sender can still be pushing:
