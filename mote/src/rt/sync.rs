@@ -75,6 +75,24 @@ impl Condvar {
     }
 }
 
+/// One step of waiting for another thread to finish a few instructions (a push between its
+/// swap and its link): spin for the first `spins`, then give up the processor. Under loom,
+/// always a yield, which is how loom learns that this thread waits on another.
+#[inline]
+pub(crate) fn wait_step(spins: u32) {
+    #[cfg(loom)]
+    {
+        let _ = spins;
+        loom::thread::yield_now();
+    }
+    #[cfg(not(loom))]
+    if spins < 64 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
 #[cfg(loom)]
 pub(crate) use loom::cell::UnsafeCell;
 

@@ -204,11 +204,7 @@ impl Queue {
             // A sender between its swap and its link: it finishes in a few instructions
             // unless its thread lost the processor.
             spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            crate::rt::sync::wait_step(spins);
         }
     }
 

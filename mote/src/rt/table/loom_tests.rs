@@ -162,3 +162,46 @@ fn loom_send_racing_exit_recycles_once() {
         assert!(!slot.is_alive(0));
     });
 }
+
+/// A sender's push racing the process's exit (`begin_exit`, then the owner's last drain):
+/// the message is refused, or found by that drain, or the sender learns right after its push
+/// that the process had begun to exit (`alive_after_push`). No message is left unseen by
+/// both sides, which is what lets a call racing its server's death end at once.
+#[cfg(loom)]
+#[test]
+fn loom_a_push_racing_the_exit_is_drained_or_seen() {
+    use crate::rt::sync::Ordering;
+    model(|| {
+        let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+        let slot = Arc::new(Slot::new());
+        slot.queue.init();
+        let flag = Arc::new(Flag(thread::current()));
+        // SAFETY: the slot is fresh, and its messages are `Counted`.
+        unsafe { slot.occupy(Waker::from(flag), drain::<Counted>) };
+        let sender = {
+            let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
+            thread::spawn(move || {
+                // SAFETY: serial 0 is the incarnation, whose type is `Counted`.
+                match unsafe { slot.send::<Counted>(0, 0, Counted(drops), false) } {
+                    Err(refused) => {
+                        drop(refused);
+                        true
+                    }
+                    Ok(()) => !slot.alive_after_push(0),
+                }
+            })
+        };
+        slot.begin_exit();
+        // SAFETY: this thread is the queue's only consumer; the messages are `Counted`.
+        unsafe { slot.drop_queued() };
+        let drained = drops.load(Ordering::SeqCst) == 1;
+        let sender_knows = sender.join().unwrap();
+        assert!(
+            drained || sender_knows,
+            "a message neither drained nor known to its sender as too late"
+        );
+        // SAFETY: the sender is joined; nothing else touches the slot.
+        unsafe { slot.vacate() };
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "the message dropped once");
+    });
+}
