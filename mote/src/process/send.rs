@@ -39,25 +39,17 @@ impl<M: Send + 'static> Pid<M> {
         let _ = self.deliver(message, 0);
     }
 
-    /// [`Pid::send`] that gives the message back if the process is not alive (a pid of
-    /// another node always takes it).
+    /// [`Pid::send`] that gives the message back if the process is not alive; once queued,
+    /// whether the process had not yet begun to exit (a pid of another node always takes the
+    /// message: `true`). False means the message may sit unread until the process's slot is
+    /// recycled (see `Sent`): a sender waiting for an answer treats the process as gone.
     #[inline]
-    pub(crate) fn send_or_return(&self, message: M) -> Result<(), M> {
+    pub(crate) fn send_or_return(&self, message: M) -> Result<bool, M> {
         self.deliver(message, 0)
     }
 
-    /// Right after a send that was taken: whether the process had not begun to exit. False
-    /// means the message may sit unread until the process's slot is recycled (see
-    /// `Slot::alive_after_push`): a sender waiting for an answer treats the process as gone.
-    pub(crate) fn alive_after_send(&self) -> bool {
-        let id = self.id();
-        TABLE
-            .lookup(id)
-            .is_some_and(|slot| slot.alive_after_push(id.serial()))
-    }
-
     #[inline]
-    fn deliver(&self, message: M, tag: u64) -> Result<(), M> {
+    fn deliver(&self, message: M, tag: u64) -> Result<bool, M> {
         let id = self.id();
         match TABLE.lookup(id) {
             // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
@@ -65,11 +57,14 @@ impl<M: Send + 'static> Pid<M> {
             // reused slot of another type is never written to.
             // `pinned()`: see `Slot::send`.
             Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) }
-                .inspect(|()| metrics::count_send()),
+                .map(|sent| {
+                    metrics::count_send();
+                    sent.before_exit
+                }),
             #[cfg(feature = "dist")]
             None if !id.is_local() => {
                 crate::process::dist::send(id, message);
-                Ok(())
+                Ok(true)
             }
             None => Err(message),
         }
@@ -92,7 +87,10 @@ impl<M: Send + 'static> Pid<M> {
     /// ```
     pub fn try_send(&self, message: M) -> Result<(), TrySendError<M>> {
         let Some(bound) = self.bound() else {
-            return self.deliver(message, 0).map_err(TrySendError::Dead);
+            return self
+                .deliver(message, 0)
+                .map(drop)
+                .map_err(TrySendError::Dead);
         };
         match bound.try_acquire() {
             Ok(permit) => permit.forget(),
@@ -104,6 +102,7 @@ impl<M: Send + 'static> Pid<M> {
         }
         // The tag makes the receive give the permit back; a dead process keeps it (gone).
         self.deliver(message, PERMIT_TAG)
+            .map(drop)
             .map_err(TrySendError::Dead)
     }
 

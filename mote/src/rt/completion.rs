@@ -32,8 +32,8 @@ struct State<T> {
     outcome: Outcome<T>,
     waker: Option<Waker>,
     /// A watch the producer put on itself when it dropped its handle (see
-    /// [`Completion::abandon_in`]): the process watched and the watch's reference.
-    producer_watch: Option<(ProcessId, MonitorRef)>,
+    /// [`Completion::abandon_in`]); removed when dropped.
+    producer_watch: Option<ExitWatch>,
 }
 
 enum Outcome<T> {
@@ -101,9 +101,8 @@ impl<T> Completion<T> {
             };
             (outcome, s.producer_watch.take())
         };
-        if let Some((producer, r)) = watch {
-            signals::unwatch(producer, r);
-        }
+        // Removed outside the lock (it takes the producer's).
+        drop(watch);
         outcome
     }
 
@@ -123,19 +122,16 @@ impl<T> Completion<T> {
         T: Send + 'static,
     {
         self.abandon();
-        let listener: Arc<dyn ExitListener> = self.clone();
-        let Some(r) = signals::watch(producer, listener) else {
-            // Already over: it ended before it could reply.
-            self.fail(ExitReason::NoProc);
-            return;
-        };
+        // Already over (it ended before it could reply): the watch fails us with `noproc`.
+        let watch = ExitWatch::new(producer, self);
         let mut s = self.state.lock();
-        if matches!(s.outcome, Outcome::Pending) {
-            s.producer_watch = Some((producer, r));
+        let unused = if watch.is_active() && matches!(s.outcome, Outcome::Pending) {
+            s.producer_watch.replace(watch)
         } else {
-            drop(s);
-            signals::unwatch(producer, r);
-        }
+            Some(watch)
+        };
+        drop(s);
+        drop(unused);
     }
 
     /// The producer dropped its handle and goes on: no value will come. Ends the wait with
@@ -143,9 +139,7 @@ impl<T> Completion<T> {
     pub(crate) fn no_value(&self, no_value: T) {
         let _ = self.complete(no_value);
         let watch = self.state.lock().producer_watch.take();
-        if let Some((producer, r)) = watch {
-            signals::unwatch(producer, r);
-        }
+        drop(watch);
     }
 
     /// Whether the producer dropped its handle and no outcome has arrived.

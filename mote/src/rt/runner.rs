@@ -100,7 +100,7 @@ where
         signals::process_exited(slot, id, reason);
         // Messages that raced the exit (pushed before `begin_exit` in `process_exited`, after
         // the drain above): dropped now, as leftovers, rather than when the slot is
-        // recycled (see `Slot::alive_after_push`). Our epoch guard keeps the slot ours.
+        // recycled (see `Sent`). Our epoch guard keeps the slot ours.
         crate::rt::mailbox::leftovers::as_leftovers(|| {
             // SAFETY: the process's own task, which receives no more.
             let _ = catch_unwind(AssertUnwindSafe(|| unsafe { slot.drop_queued() }));

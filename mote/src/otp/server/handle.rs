@@ -328,11 +328,11 @@ impl<S: Server> ServerRef<S> {
             server: self.pid.id(),
         }));
         match self.pid.send_or_return(request) {
-            Ok(()) => {
+            Ok(before_exit) => {
                 // The server began to exit as the request went in: it may never read or
                 // drop it until its slot is recycled. An outcome already there (its exit
                 // reason, from its last drain) stays.
-                if !self.pid.alive_after_send() {
+                if !before_exit {
                     slot.fail(ExitReason::NoProc);
                 }
                 Ok(slot)

@@ -213,12 +213,9 @@ impl Queue {
     /// # Safety
     /// No producer or consumer is active, and every queued node is a `Node<M>`.
     pub(crate) unsafe fn drain<M>(&self) -> usize {
-        let mut dropped = 0;
-        // SAFETY: exclusive access (the caller's contract) makes us the consumer.
-        while let Some(message) = unsafe { self.pop::<M>() } {
-            drop(message);
-            dropped += 1;
-        }
+        // SAFETY: exclusive access (the caller's contract) makes us the consumer; with no
+        // producer, no push is in progress.
+        let dropped = unsafe { self.drop_queued::<M>() };
         // SAFETY: exclusive access; the last dummy (if not the stub) is a `Node<M>` whose
         // value was taken.
         self.head.with_mut(|head| unsafe {

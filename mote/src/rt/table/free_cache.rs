@@ -36,18 +36,21 @@ impl FreeCache {
             &mut self.freed
         } else {
             if self.taken == 0 {
-                self.taken = table.free.pop(|i| table.next_chain(i))? + 1;
+                self.taken = table.free.pop(|i| table.listed(i).next_chain())? + 1;
             }
             &mut self.taken
         };
         let index = *list - 1;
-        *list = table.next_free(index).load(Ordering::Relaxed);
+        *list = table.listed(index).next_free.load(Ordering::Relaxed);
         Some(index)
     }
 
     /// Takes back a slot whose process has ended and whose references are all gone.
     pub(crate) fn push(&mut self, table: &Table, index: u32) {
-        table.next_free(index).store(self.freed, Ordering::Relaxed);
+        table
+            .listed(index)
+            .next_free
+            .store(self.freed, Ordering::Relaxed);
         self.freed = index + 1;
         self.freed_len += 1;
         if self.freed_len >= CHAIN {
@@ -66,7 +69,7 @@ impl FreeCache {
     /// Pushes the list `first` heads (if any) as one chain, leaving it empty.
     fn give(table: &Table, first: &mut u32) {
         if let Some(index) = first.checked_sub(1) {
-            table.free.push(index, table.next_chain(index));
+            table.free.push(index, table.listed(index).next_chain());
         }
         *first = 0;
     }

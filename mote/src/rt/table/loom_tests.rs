@@ -165,7 +165,7 @@ fn loom_send_racing_exit_recycles_once() {
 
 /// A sender's push racing the process's exit (`begin_exit`, then the owner's last drain):
 /// the message is refused, or found by that drain, or the sender learns right after its push
-/// that the process had begun to exit (`alive_after_push`). No message is left unseen by
+/// that the process had begun to exit (`Sent`). No message is left unseen by
 /// both sides, which is what lets a call racing its server's death end at once.
 #[cfg(loom)]
 #[test]
@@ -187,7 +187,7 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
                         drop(refused);
                         true
                     }
-                    Ok(()) => !slot.alive_after_push(0),
+                    Ok(sent) => !sent.before_exit,
                 }
             })
         };

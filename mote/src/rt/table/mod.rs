@@ -108,28 +108,15 @@ impl Table {
     pub(crate) fn alloc(&'static self) -> Option<&'static Slot> {
         let index = with_cache(self, |cache| cache.pop(self));
         match index {
-            Some(index) => Some(
-                self.get(index)
-                    .expect("free-list entries name allocated pages"),
-            ),
+            Some(index) => Some(self.listed(index)),
             None => self.alloc_fresh(),
         }
     }
 
-    /// The free-list link of slot `index` (which exists) to the next slot of its chain.
-    fn next_free(&self, index: u32) -> &crate::rt::sync::AtomicU32 {
-        let slot = self
-            .get(index)
-            .expect("free-list entries name allocated pages");
-        &slot.next_free
-    }
-
-    /// The free-list link of slot `index` (which exists, and heads a chain) to the next chain.
-    fn next_chain(&self, index: u32) -> &crate::rt::sync::AtomicU32 {
-        let slot = self
-            .get(index)
-            .expect("free-list entries name allocated pages");
-        slot.next_chain()
+    /// Slot `index`, which is on a free list (so its page exists).
+    fn listed(&self, index: u32) -> &'static Slot {
+        self.get(index)
+            .expect("free-list entries name allocated pages")
     }
 
     fn alloc_fresh(&self) -> Option<&'static Slot> {

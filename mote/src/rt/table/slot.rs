@@ -275,7 +275,8 @@ impl Slot {
 
     /// Queues `value` for the incarnation `serial`, waking the receiver if it is parked.
     /// Returns the message back if that incarnation is gone (sending to a dead process is a
-    /// no-op for the caller).
+    /// no-op for the caller). Once queued: whether the incarnation had not yet begun its exit
+    /// when the push was done ([`Sent`]), read from the load that decides the wake-up.
     ///
     /// Two paths keep the slot from being recycled under the push:
     /// * inside a process (`pinned`), the caller holds an epoch guard for the whole poll, and
@@ -296,7 +297,7 @@ impl Slot {
         tag: u64,
         value: M,
         pinned: bool,
-    ) -> Result<(), M> {
+    ) -> Result<Sent, M> {
         let node = Node::boxed(tag, value);
         if pinned {
             let state = self.state.load(Ordering::Acquire);
@@ -307,8 +308,7 @@ impl Slot {
             // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
             // guard keeps it from being recycled until we are done.
             unsafe { self.queue.push(node) };
-            self.notify();
-            return Ok(());
+            return Ok(self.notify());
         }
         let state = self.state.fetch_add(REF, Ordering::Acquire);
         if state & ALIVE == 0 || self.serial() != serial {
@@ -318,17 +318,21 @@ impl Slot {
         }
         // SAFETY: the incarnation is alive and its type is `M` (the contract).
         unsafe { self.queue.push(node) };
-        self.notify();
+        let sent = self.notify();
         self.release(REF);
-        Ok(())
+        Ok(sent)
     }
 
-    /// Called with a reference held, after a push: wakes the receiver if it parked.
+    /// Called with a reference held, after a push: wakes the receiver if it parked. The same
+    /// load says whether the process had begun its exit (see [`Sent`]).
     #[inline]
-    fn notify(&self) {
+    fn notify(&self) -> Sent {
         let state = crate::rt::sync::dekker_load_u64(&self.state);
         if state & (PARKED | FOREIGN) != 0 {
             self.unpark();
+        }
+        Sent {
+            before_exit: state & ALIVE != 0,
         }
     }
 
@@ -425,7 +429,7 @@ impl Slot {
     /// Owner-only, as the process ends: drops the messages queued now, waiting out pushes in
     /// progress, while the process's exit reason is still known to their destructors (a
     /// call's reply slot reports it). Called again after `begin_exit`, for the messages that
-    /// raced it (see `alive_after_push`); what a sender adds after that goes when the slot is
+    /// raced it (see `Sent`); what a sender adds after that goes when the slot is
     /// recycled.
     ///
     /// # Safety
@@ -453,21 +457,8 @@ impl Slot {
     /// The caller holds the extras lock, so link and monitor requests see it dead.
     pub(crate) fn begin_exit(&self) {
         // ALIVE is set and DYING clear: one xor flips both. SeqCst: the Dekker pair with a
-        // sender's push and `alive_after_push` (see there).
+        // sender's push and its load of the state after it (see `Sent`).
         self.state.fetch_xor(ALIVE | DYING, Ordering::SeqCst);
-    }
-
-    /// After a push for incarnation `serial`: whether that incarnation had not begun its
-    /// exit. False means the message may have come too late to be drained while the process
-    /// ended: its owner waits out pushes in progress after `begin_exit` and drops what it
-    /// finds (see `drop_queued`), but a push after that waits in the queue until the slot
-    /// is recycled, which may be long. Of the sender's push-then-load and the owner's
-    /// `begin_exit`-then-drain, at least one sees the other (both sides sequentially
-    /// consistent), so a message is either found by the owner's last drain or its sender
-    /// learns here that the process is gone.
-    pub(crate) fn alive_after_push(&self, serial: u32) -> bool {
-        let state = crate::rt::sync::dekker_load_u64(&self.state);
-        state & ALIVE != 0 && self.serial() == serial
     }
 
     /// Drops the process's own reference once no epoch-pinned sender can still be pushing:
@@ -604,6 +595,21 @@ impl Slot {
         self.next_free
             .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
     }
+}
+
+/// A message queued by [`Slot::send`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sent {
+    /// Whether the process had not begun its exit when the message went in (the serial
+    /// cannot have changed: the sender's guard or reference keeps the slot). False means the
+    /// message may have come too late to be drained while the process ended: its owner
+    /// waits out pushes in progress after `begin_exit` and drops what it finds (see
+    /// `drop_queued`), but a push after that waits in the queue until the slot is recycled,
+    /// which may be long. Of the sender's push-then-load and the owner's
+    /// `begin_exit`-then-drain, at least one sees the other (both sequentially consistent),
+    /// so a message is either found by the owner's last drain or its sender learns here
+    /// that the process is gone.
+    pub(crate) before_exit: bool,
 }
 
 /// The type-erased [`drain`] of a process's message type, kept in its slot.
