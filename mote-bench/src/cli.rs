@@ -54,6 +54,14 @@ pub struct RemoteArgs {
     /// One-way messages with a small message (a hundredth of that with a large one).
     #[arg(long, default_value_t = 200_000)]
     pub messages: u64,
+    /// Only the cases whose name contains this text (`pingpong`, `throughput`, `integer`,
+    /// `64 KiB`, `throughput 64`); all when absent.
+    #[arg(long)]
+    pub case: Option<String>,
+    /// Only these client->server pairs, comma-separated (`mote->mote,erl->erl`); all four
+    /// when absent. The ratio column needs both `mote->mote` and `erl->erl`.
+    #[arg(long, value_delimiter = ',')]
+    pub pairs: Vec<String>,
 }
 
 /// `mote-bench remote-node`.

@@ -22,11 +22,14 @@ async fn node() -> &'static (Node, u16) {
 }
 
 /// The size of the binary in message `i`: mostly small frames (copied into the batch),
-/// every 7th above the copy limit (its own slice of the write), every 1000th larger than
-/// the whole batch (written at once, behind the batch).
+/// every 7th above the copy limit (its own slice of the write), every 13th long enough to
+/// be a piece of its frame (not copied into it), every 1000th larger than the whole batch
+/// (written at once, behind the batch).
 fn size(i: u64) -> usize {
     if i % 1000 == 999 {
         100_000
+    } else if i % 13 == 0 {
+        20_000
     } else if i % 7 == 0 {
         5_000
     } else {
@@ -36,7 +39,7 @@ fn size(i: u64) -> usize {
 
 /// The same sizes in Erlang, bound to `Size`.
 const SIZE_ERL: &str = "Size = fun(I) when I rem 1000 =:= 999 -> 100000; \
-    (I) when I rem 7 =:= 0 -> 5000; (_) -> 10 end";
+    (I) when I rem 13 =:= 0 -> 20000; (I) when I rem 7 =:= 0 -> 5000; (_) -> 10 end";
 
 fn message(i: u64) -> (u64, WireTerm) {
     (i, WireTerm::Binary(vec![(i % 251) as u8; size(i)].into()))
@@ -44,7 +47,7 @@ fn message(i: u64) -> (u64, WireTerm) {
 
 /// An Erlang collector registered as `name`: tells its pid to the first `{hello, P}`,
 /// links to it, traps exits and checks that `{I, Bin}` arrive with I = 0, 1, 2... and the
-/// right size, until an exit signal, which it prints with the count (`exit N Reason`).
+/// right size and bytes, until an exit signal, which it prints with the count (`exit N Reason`).
 fn collector_eval(name: &str) -> String {
     format!(
         "register({name}, self()), process_flag(trap_exit, true), {SIZE_ERL}, \
@@ -53,7 +56,7 @@ fn collector_eval(name: &str) -> String {
          Loop = fun L(N) -> receive \
              {{'EXIT', _, R}} -> io:format(\"exit ~p ~p~n\", [N, R]); \
              {{N, B}} when is_binary(B) -> \
-               case byte_size(B) =:= Size(N) of \
+               case B =:= binary:copy(<<(N rem 251)>>, Size(N)) of \
                  true -> L(N + 1); \
                  false -> io:format(\"bad_size ~p ~p~n\", [N, byte_size(B)]) \
                end; \

@@ -118,6 +118,8 @@ fn tls_both_ways_with_erl_inet_tls() {
             "Mote = '{}', R = net_adm:ping(Mote), io:format(\"ping ~p~n\", [R]), \
              {{echo, Mote}} ! {{self(), over_tls}}, \
              receive over_tls -> io:format(\"echoed~n\") after 30000 -> exit(no_echo) end, \
+             Big = binary:copy(<<\"tls\">>, 20000), {{echo, Mote}} ! {{self(), Big}}, \
+             receive Big -> io:format(\"big echoed~n\") after 30000 -> exit(no_big_echo) end, \
              register(tls_peer, self()), io:format(\"registered~n\"), \
              receive M -> io:format(\"got ~p~n\", [M]) after 30000 -> exit(nothing) end, \
              halt().",
@@ -130,6 +132,9 @@ fn tls_both_ways_with_erl_inet_tls() {
         }
         assert_eq!(ping, "pong", "erl said:\n{}", e.output());
         e.expect("echoed").await;
+        // 60 KB: the echo's frame carries it as a piece of its own (not copied), through
+        // the TLS writer.
+        e.expect("big echoed").await;
         e.expect("registered").await;
         node.send_named("tls_peer", &erl_name, &WireTerm::atom("from_mote").unwrap());
         assert_eq!(e.expect("got").await, "from_mote");

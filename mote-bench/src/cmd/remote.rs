@@ -300,25 +300,51 @@ fn run(args: RemoteArgs) -> Result<()> {
             "the erl server node",
         )?;
 
-        let pairs = [
+        let all_pairs = [
             ("mote->mote", true, mote_srv.as_str()),
             ("erl->erl", false, erl_srv.as_str()),
             ("mote->erl", true, erl_srv.as_str()),
             ("erl->mote", false, mote_srv.as_str()),
         ];
+        let pairs: Vec<_> = all_pairs
+            .into_iter()
+            .filter(|(name, _, _)| args.pairs.is_empty() || args.pairs.iter().any(|p| p == name))
+            .collect();
         let cases = [
             (Kind::Pingpong, false, args.trips),
             (Kind::Pingpong, true, args.trips / 10),
             (Kind::Throughput, false, args.messages),
             (Kind::Throughput, true, args.messages / 100),
         ];
+        let label = |kind: Kind, large: bool| {
+            let size = if large { "64 KiB binary" } else { "integer" };
+            format!("{} {size}", kind.name())
+        };
+        let cases: Vec<_> = cases
+            .into_iter()
+            .filter(|(kind, large, _)| {
+                args.case
+                    .as_deref()
+                    .is_none_or(|c| label(*kind, *large).contains(c))
+            })
+            .collect();
+        let column = |name: &str| pairs.iter().position(|(n, _, _)| *n == name);
+        let ratio = column("mote->mote").zip(column("erl->erl"));
         println!(
             "remote: {rounds} rounds, pairs interleaved; median time per message (round trip for pingpong)"
         );
+        let names: Vec<&str> = pairs.iter().map(|(n, _, _)| *n).collect();
+        let ratio_head = if ratio.is_some() {
+            " mote->mote / erl->erl |"
+        } else {
+            ""
+        };
+        println!("| case | n | {} |{ratio_head}", names.join(" | "));
         println!(
-            "| case | n | mote->mote | erl->erl | mote->erl | erl->mote | mote->mote / erl->erl |"
+            "|---|---|{}{}",
+            "---|".repeat(names.len()),
+            if ratio.is_some() { "---|" } else { "" }
         );
-        println!("|---|---|---|---|---|---|---|");
         for (kind, large, n) in cases {
             let n = n.max(1);
             let mut times: Vec<Vec<Duration>> = vec![Vec::new(); pairs.len()];
@@ -348,15 +374,14 @@ fn run(args: RemoteArgs) -> Result<()> {
                     format!("{ns:.0} ns")
                 }
             };
+            let cells: Vec<String> = medians.iter().map(|&m| fmt(m)).collect();
+            let ratio_cell = ratio
+                .map(|(m, e)| format!(" {:.2} |", medians[m] / medians[e]))
+                .unwrap_or_default();
             println!(
-                "| {} {} | {n} | {} | {} | {} | {} | {:.2} |",
-                kind.name(),
-                if large { "64 KiB binary" } else { "integer" },
-                fmt(medians[0]),
-                fmt(medians[1]),
-                fmt(medians[2]),
-                fmt(medians[3]),
-                medians[0] / medians[1]
+                "| {} | {n} | {} |{ratio_cell}",
+                label(kind, large),
+                cells.join(" | ")
             );
         }
         Ok::<(), anyhow::Error>(())

@@ -30,6 +30,8 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::Notify;
 
+use super::frame::Frame;
+
 /// A batch is written as soon as it holds this many bytes, without waiting for the end of
 /// its senders' polls (Erlang's default distribution buffer busy limit is larger, 1 MiB,
 /// but past a few dozen KiB a larger write saves nothing more per byte).
@@ -175,7 +177,7 @@ impl DirectWriter {
 
     /// Queues `frame`: into the batch if a process sends it (written when its poll ends),
     /// else written at once with the batch before it, if nothing waits for the writer task.
-    pub(crate) fn send(self: &Arc<Self>, frame: Bytes) -> Result<(), ()> {
+    pub(crate) fn send(self: &Arc<Self>, frame: Frame) -> Result<(), ()> {
         if self.closed.load(Ordering::Acquire) {
             return Err(());
         }
@@ -184,10 +186,12 @@ impl DirectWriter {
         let deferred = frame.len() < BATCH_LIMIT && defer_flush(self);
         let mut pending = self.pending.lock();
         if !pending.frames.is_empty() {
-            pending.frames.push_back(frame);
+            pending.frames.extend(frame.into_pieces());
             return Ok(());
         }
-        pending.batch.push(frame);
+        for piece in frame.into_pieces() {
+            pending.batch.push(piece);
+        }
         if deferred && pending.batch.len < BATCH_LIMIT {
             return Ok(());
         }
@@ -266,7 +270,7 @@ impl DirectWriter {
             tokio::select! {
                 _ = self.notify.notified() => {}
                 _ = ticker.tick() => {
-                    if !self.wrote.swap(false, Ordering::Relaxed) && self.send(Bytes::from_static(&[0, 0, 0, 0])).is_err() {
+                    if !self.wrote.swap(false, Ordering::Relaxed) && self.send(Frame::One(Bytes::from_static(&[0, 0, 0, 0]))).is_err() {
                         return;
                     }
                     continue;

@@ -34,6 +34,7 @@
 
 mod control;
 mod direct;
+mod frame;
 mod gen_call;
 mod message;
 
@@ -48,6 +49,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 pub use control::{ControlMessage, ProcessRef};
+pub(crate) use frame::Frame;
 pub use gen_call::GenCall;
 pub use message::{DistMessage, FrameBuilder};
 
@@ -221,7 +223,7 @@ pub fn start_tcp(
 #[derive(Debug, Clone)]
 enum Outbox {
     /// To the writer task (any stream).
-    Task(mpsc::UnboundedSender<Bytes>),
+    Task(mpsc::UnboundedSender<Frame>),
     /// To the socket at once when possible ([`start_tcp`]).
     Direct(Arc<direct::DirectWriter>),
 }
@@ -244,6 +246,11 @@ impl DistSender {
     /// Queues a frame without waiting: the queue is unbounded, as Erlang's distribution
     /// buffer is, and frames go out in the order they were queued.
     pub fn send_now(&self, frame: Bytes) -> Result<(), ConnectionError> {
+        self.send_frame(Frame::One(frame))
+    }
+
+    /// Queues a frame, whole or in pieces, without waiting.
+    pub(crate) fn send_frame(&self, frame: Frame) -> Result<(), ConnectionError> {
         match &self.out {
             Outbox::Task(tx) => tx.send(frame).map_err(|_| ConnectionError::Closed),
             Outbox::Direct(d) => d.send(frame).map_err(|()| ConnectionError::Closed),
@@ -411,7 +418,7 @@ impl Drop for AbortOnDrop {
 /// tick whenever a tick interval passed with nothing written.
 async fn write_loop<W: AsyncWrite + Unpin>(
     write: W,
-    mut rx: mpsc::UnboundedReceiver<Bytes>,
+    mut rx: mpsc::UnboundedReceiver<Frame>,
     tick_every: Duration,
 ) {
     let mut w = BufWriter::with_capacity(64 * 1024, write);
@@ -424,9 +431,9 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             tokio::select! {
                 frame = rx.recv() => {
                     let Some(frame) = frame else { break };
-                    w.write_all(&frame).await?;
+                    write_frame(&mut w, frame).await?;
                     while let Ok(frame) = rx.try_recv() {
-                        w.write_all(&frame).await?;
+                        write_frame(&mut w, frame).await?;
                     }
                     w.flush().await?;
                     wrote = true;
@@ -446,4 +453,11 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     if let Err(e) = result {
         tracing::debug!("connection writer stopped: {e}");
     }
+}
+
+async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, frame: Frame) -> std::io::Result<()> {
+    for piece in frame.into_pieces() {
+        w.write_all(&piece).await?;
+    }
+    Ok(())
 }

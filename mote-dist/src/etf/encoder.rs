@@ -30,12 +30,35 @@ use super::tag;
 #[derive(Debug)]
 pub struct Encoder<'b> {
     out: &'b mut Vec<u8>,
+    /// Where large shared binaries go instead of being copied into `out` (see
+    /// [`Encoder::shared_binary`]); `None` copies every binary.
+    splices: Option<&'b mut Vec<Splice>>,
 }
+
+/// A binary left out of an encoder's output, to be written in its place: its bytes belong
+/// right after the first `at` bytes of the output. A distribution frame is then written
+/// as its pieces and these binaries, one `writev`, as the BEAM writes a large refc binary
+/// from where it lives instead of copying it into the frame.
+#[derive(Debug, Clone)]
+pub(crate) struct Splice {
+    pub(crate) at: usize,
+    pub(crate) bytes: bytes::Bytes,
+}
+
+/// A binary at least this long is spliced rather than copied when the encoder takes
+/// splices: below it, one more slice in the `writev` costs more than the copy.
+pub(crate) const SPLICE_MIN: usize = 8 * 1024;
 
 impl<'b> Encoder<'b> {
     /// An encoder appending to `out`.
     pub fn new(out: &'b mut Vec<u8>) -> Self {
-        Encoder { out }
+        Encoder { out, splices: None }
+    }
+
+    /// An encoder appending to `out` that leaves large shared binaries out of it, recording
+    /// them in `splices` (see [`Splice`]).
+    pub(crate) fn sharing(out: &'b mut Vec<u8>, splices: Option<&'b mut Vec<Splice>>) -> Self {
+        Encoder { out, splices }
     }
 
     /// The bytes written so far (and whatever `out` held before).
@@ -165,6 +188,24 @@ impl<'b> Encoder<'b> {
         self.out.extend_from_slice(&len);
         self.out.extend_from_slice(bytes);
         Ok(self)
+    }
+
+    /// A binary held in shared memory: as [`binary`](Self::binary), except that an encoder
+    /// taking splices records a long one as a [`Splice`] instead of copying its bytes.
+    pub(crate) fn shared_binary(&mut self, bytes: &bytes::Bytes) -> Result<&mut Self, EncodeError> {
+        match &mut self.splices {
+            Some(splices) if bytes.len() >= SPLICE_MIN => {
+                let len = len32("binary", bytes.len())?;
+                self.out.push(tag::BINARY_EXT);
+                self.out.extend_from_slice(&len);
+                splices.push(Splice {
+                    at: self.out.len(),
+                    bytes: bytes.clone(),
+                });
+                Ok(self)
+            }
+            _ => self.binary(bytes),
+        }
     }
 
     /// A bitstring whose last byte holds `last_bits` (1 to 8) bits, in its high bits.

@@ -33,6 +33,7 @@ pub use atom::Atom;
 pub use compressed::decompress;
 pub use decoder::Decoder;
 pub use encoder::Encoder;
+pub(crate) use encoder::Splice;
 pub use error::{DecodeError, EncodeError};
 pub use event::{BigIntRef, Event};
 pub use identifiers::{ErlPid, ErlPort, ErlRef, RefIds};

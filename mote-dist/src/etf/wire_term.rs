@@ -272,7 +272,7 @@ impl WireTerm {
                 e.float(*f)?;
             }
             WireTerm::Binary(b) => {
-                e.binary(b)?;
+                e.shared_binary(b)?;
             }
             WireTerm::BitBinary { data, last_bits } => {
                 e.bit_binary(data, *last_bits)?;

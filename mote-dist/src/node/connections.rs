@@ -11,12 +11,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use bytes::Bytes;
 use parking_lot::Mutex;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use crate::connection::{self, ConnectionOptions, DistReceiver, DistSender};
+use crate::connection::{self, ConnectionOptions, DistReceiver, DistSender, Frame};
 use crate::epmd::{EpmdClient, EpmdServer, Registration};
 use crate::etf::Atom;
 use crate::handshake::{
@@ -35,7 +34,7 @@ enum Stream {
 enum Conn {
     /// A dial is under way: what to send once it is up, and who waits for the outcome.
     Connecting {
-        queued: Vec<Bytes>,
+        queued: Vec<Frame>,
         waiters: Vec<oneshot::Sender<bool>>,
     },
     /// Connected; `id` tells this connection from a later one to the same peer.
@@ -128,10 +127,11 @@ impl Shared {
 
     /// Queues `frame` for `peer`, connecting first if there is no connection.
     /// Borrows the node: a message to a connected node costs no reference count.
-    pub(crate) fn route(self: &Arc<Self>, peer: Atom, frame: Bytes) {
+    pub(crate) fn route(self: &Arc<Self>, peer: Atom, frame: impl Into<Frame>) {
+        let frame = frame.into();
         let mut conns = self.conns.lock();
         match conns.get_mut(&peer) {
-            Some(Conn::Up { sender, .. }) => match sender.send_now(frame) {
+            Some(Conn::Up { sender, .. }) => match sender.send_frame(frame) {
                 Ok(()) => return,
                 // The connection just died; its receiver cleans up. Dial a new one.
                 Err(_) => {
@@ -348,7 +348,7 @@ impl Shared {
         let waiters = match old {
             Some(Conn::Connecting { queued, waiters }) => {
                 for frame in queued {
-                    let _ = sender.send_now(frame);
+                    let _ = sender.send_frame(frame);
                 }
                 waiters
             }

@@ -171,9 +171,11 @@ impl Node {
         let from = node_table::to_wire(mote::self_id().unwrap_or(mote::ProcessId::NONE));
         let frame = FrameBuilder::new(&ControlMessage::RegSend { from, to_name })
             .and_then(|f| f.payload(message, &self.shared.serde))
-            .and_then(FrameBuilder::finish);
+            .and_then(FrameBuilder::finish_frame);
         match frame {
-            Ok(frame) if node == self.shared.local.name => self.shared.handle_local(frame),
+            Ok(frame) if node == self.shared.local.name => {
+                self.shared.handle_local(frame.into_contiguous())
+            }
             Ok(frame) => self.shared.route(node.atom().clone(), frame),
             Err(e) => tracing::warn!(name, %node, "message not encodable, dropped: {e}"),
         }

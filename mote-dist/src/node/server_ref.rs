@@ -193,7 +193,7 @@ fn send<P: Serialize + ?Sized>(
     };
     let frame = FrameBuilder::new(&control)
         .and_then(|f| f.payload(payload, &shared.serde))
-        .and_then(FrameBuilder::finish);
+        .and_then(FrameBuilder::finish_frame);
     match frame {
         Ok(frame) => shared.route(node, frame),
         Err(e) => tracing::warn!(

@@ -84,7 +84,7 @@ impl Transport for NodeTransport {
         };
         let frame = FrameBuilder::new(&control)
             .and_then(|f| f.payload(message.serialize(), &self.shared.serde))
-            .and_then(FrameBuilder::finish);
+            .and_then(FrameBuilder::finish_frame);
         match frame {
             Ok(frame) => self.shared.route(node, frame),
             Err(e) => tracing::warn!(

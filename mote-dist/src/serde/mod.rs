@@ -67,7 +67,7 @@ pub use naming::AtomCase;
 pub(crate) use wrappers::with_shared_source;
 pub use wrappers::{Charlist, Record};
 
-use crate::etf::{decompress, DecodeError, DecodeLimits, Decoder, EncodeError};
+use crate::etf::{decompress, DecodeError, DecodeLimits, Decoder, EncodeError, Splice};
 #[cfg(doc)]
 use crate::etf::{Atom, ErlPid, ErlPort, ErlRef, WireTerm};
 use serde::de::DeserializeOwned;
@@ -170,11 +170,31 @@ pub fn append<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     opts: &Options,
 ) -> Result<(), EncodeError> {
+    append_sharing(value, out, None, opts)
+}
+
+/// [`append`], leaving binaries of [`WireTerm`](crate::etf::WireTerm)s long enough to be
+/// worth it out of `out` as [`Splice`]s (how a frame shares a large binary instead of
+/// copying it). On error, `out` and `splices` are left as they were.
+pub(crate) fn append_sharing<T: Serialize + ?Sized>(
+    value: &T,
+    out: &mut Vec<u8>,
+    mut splices: Option<&mut Vec<Splice>>,
+    opts: &Options,
+) -> Result<(), EncodeError> {
     let start = out.len();
+    let spliced = splices.as_ref().map_or(0, |s| s.len());
     out.push(crate::etf::tag::VERSION);
-    let result = value.serialize(&mut ser::Serializer::new(out, *opts));
+    let result = value.serialize(&mut ser::Serializer::new(
+        out,
+        splices.as_deref_mut(),
+        *opts,
+    ));
     if result.is_err() {
         out.truncate(start);
+        if let Some(s) = splices {
+            s.truncate(spliced);
+        }
     }
     result
 }

@@ -5,7 +5,7 @@ use serde::ser::{self, Serialize};
 use super::naming::variant_name;
 use super::tokens::{CHARLIST_TOKEN, RAW_TOKEN, RECORD_TOKEN};
 use super::Options;
-use crate::etf::{tag, EncodeError, Encoder};
+use crate::etf::{tag, EncodeError, Encoder, Splice};
 
 impl ser::Error for EncodeError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
@@ -16,6 +16,9 @@ impl ser::Error for EncodeError {
 /// The ETF serializer: appends one term (without a version byte) to a buffer.
 pub(crate) struct Serializer<'o> {
     out: &'o mut Vec<u8>,
+    /// Large shared binaries left out of `out` (see `Encoder::shared_binary`), when the
+    /// caller takes them.
+    splices: Option<&'o mut Vec<Splice>>,
     opts: Options,
     /// The next struct or tuple struct is a record (inside `Record`).
     record_next: bool,
@@ -28,9 +31,14 @@ pub(crate) struct Serializer<'o> {
 }
 
 impl<'o> Serializer<'o> {
-    pub(crate) fn new(out: &'o mut Vec<u8>, opts: Options) -> Self {
+    pub(crate) fn new(
+        out: &'o mut Vec<u8>,
+        splices: Option<&'o mut Vec<Splice>>,
+        opts: Options,
+    ) -> Self {
         Serializer {
             out,
+            splices,
             opts,
             record_next: false,
             charlist_next: false,
@@ -274,7 +282,7 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
 
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         if std::mem::take(&mut self.raw_next) {
-            super::wrappers::reclaim_output(self.out);
+            super::wrappers::reclaim_output(self.out, self.splices.as_deref_mut());
             self.out.extend_from_slice(v);
         } else {
             self.enc().binary(v)?;
@@ -321,13 +329,13 @@ impl<'a, 'o> ser::Serializer for &'a mut Serializer<'o> {
             CHARLIST_TOKEN => self.charlist_next = true,
             RAW_TOKEN => {
                 self.raw_next = true;
-                super::wrappers::lend_output(self.out);
+                super::wrappers::lend_output(self.out, self.splices.as_deref_mut());
             }
             _ => {}
         }
         let result = value.serialize(&mut *self);
         if name == RAW_TOKEN {
-            super::wrappers::reclaim_output(self.out);
+            super::wrappers::reclaim_output(self.out, self.splices.as_deref_mut());
         }
         self.record_next = false;
         self.charlist_next = false;

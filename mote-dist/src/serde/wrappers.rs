@@ -12,7 +12,9 @@ use serde::ser::{Serialize, Serializer};
 use smallvec::SmallVec;
 
 use super::tokens::{CHARLIST_TOKEN, RAW_TOKEN, RECORD_TOKEN};
-use crate::etf::{Atom, DecodeLimits, Decoder, Encoder, ErlPid, ErlPort, ErlRef, Event, WireTerm};
+use crate::etf::{
+    Atom, DecodeLimits, Decoder, Encoder, ErlPid, ErlPort, ErlRef, Event, Splice, WireTerm,
+};
 
 /// A string sent as an Erlang string (a list of character codes) instead of a binary.
 ///
@@ -137,9 +139,9 @@ struct InPlace<F>(F);
 impl<F: Fn(&mut Encoder<'_>) -> Result<(), crate::etf::EncodeError>> Serialize for InPlace<F> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match LENT.take() {
-            Some(mut out) => {
-                let written = (self.0)(&mut Encoder::new(&mut out));
-                LENT.set(Some(out));
+            Some(mut lent) => {
+                let written = (self.0)(&mut Encoder::sharing(&mut lent.out, lent.splices.as_mut()));
+                LENT.set(Some(lent));
                 written.map_err(serde::ser::Error::custom)?;
                 // Takes the output back, adding nothing.
                 s.serialize_bytes(&[])
@@ -153,22 +155,34 @@ impl<F: Fn(&mut Encoder<'_>) -> Result<(), crate::etf::EncodeError>> Serialize f
     }
 }
 
-thread_local! {
-    /// The ETF serializer's output, lent while it serializes the value of a raw token.
-    static LENT: Cell<Option<Vec<u8>>> = const { Cell::new(None) };
+/// What the ETF serializer lends: its output, and its splices if it takes them.
+struct Lent {
+    out: Vec<u8>,
+    splices: Option<Vec<Splice>>,
 }
 
-/// Lends `out` for the value of a raw token. Only this crate's [`InPlace`] uses that
-/// token, and nothing runs between the loan and its use, so the loan cannot reach
-/// another serializer. Serde gives a `Serialize` impl no other way to the buffer.
-pub(super) fn lend_output(out: &mut Vec<u8>) {
-    LENT.set(Some(std::mem::take(out)));
+thread_local! {
+    /// The ETF serializer's output, lent while it serializes the value of a raw token.
+    static LENT: Cell<Option<Lent>> = const { Cell::new(None) };
+}
+
+/// Lends `out` (and `splices`) for the value of a raw token. Only this crate's [`InPlace`]
+/// uses that token, and nothing runs between the loan and its use, so the loan cannot
+/// reach another serializer. Serde gives a `Serialize` impl no other way to the buffer.
+pub(super) fn lend_output(out: &mut Vec<u8>, splices: Option<&mut Vec<Splice>>) {
+    LENT.set(Some(Lent {
+        out: std::mem::take(out),
+        splices: splices.map(std::mem::take),
+    }));
 }
 
 /// Takes back what [`lend_output`] lent, if it is still out.
-pub(super) fn reclaim_output(out: &mut Vec<u8>) {
+pub(super) fn reclaim_output(out: &mut Vec<u8>, splices: Option<&mut Vec<Splice>>) {
     if let Some(lent) = LENT.take() {
-        *out = lent;
+        *out = lent.out;
+        if let (Some(to), Some(from)) = (splices, lent.splices) {
+            *to = from;
+        }
     }
 }
 
