@@ -30,6 +30,7 @@ use parking_lot::{Mutex, MutexGuard};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::Notify;
 
+use super::backlog::Backlog;
 use super::frame::Frame;
 
 /// A batch is written as soon as it holds this many bytes, without waiting for the end of
@@ -54,6 +55,8 @@ pub(crate) struct DirectWriter {
     closed: AtomicBool,
     /// Something was written since the last tick check.
     wrote: AtomicBool,
+    /// The bytes in `pending.frames` (what the socket did not take), for the busy state.
+    backlog: Arc<Backlog>,
 }
 
 #[derive(Debug, Default)]
@@ -165,13 +168,14 @@ fn flush_owed() {
 }
 
 impl DirectWriter {
-    pub(crate) fn new(half: OwnedWriteHalf) -> Arc<Self> {
+    pub(crate) fn new(half: OwnedWriteHalf, backlog: Arc<Backlog>) -> Arc<Self> {
         Arc::new(DirectWriter {
             half,
             pending: Mutex::new(Pending::default()),
             notify: Notify::new(),
             closed: AtomicBool::new(false),
             wrote: AtomicBool::new(false),
+            backlog,
         })
     }
 
@@ -186,6 +190,7 @@ impl DirectWriter {
         let deferred = frame.len() < BATCH_LIMIT && defer_flush(self);
         let mut pending = self.pending.lock();
         if !pending.frames.is_empty() {
+            self.backlog.add(frame.len());
             pending.frames.extend(frame.into_pieces());
             return Ok(());
         }
@@ -234,6 +239,7 @@ impl DirectWriter {
             pending.batch.clear();
             return Ok(());
         }
+        self.backlog.add(total - written);
         let Pending { frames, batch, .. } = &mut *pending;
         batch.leftover(written, frames);
         pending.offset = 0;
@@ -255,6 +261,7 @@ impl DirectWriter {
     /// Closes the socket (both directions), so the peer and the reader see the end.
     pub(crate) fn close(&self) {
         if !self.closed.swap(true, Ordering::AcqRel) {
+            self.backlog.close();
             let _ = socket2::SockRef::from(self.half.as_ref()).shutdown(std::net::Shutdown::Both);
             self.notify.notify_one();
         }
@@ -303,6 +310,7 @@ impl DirectWriter {
                 match self.half.try_write_vectored(&slices[..count]) {
                     Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                     Ok(n) => {
+                        self.backlog.sub(n);
                         let mut n = offset + n;
                         while let Some(front) = pending.frames.front() {
                             if n < front.len() {

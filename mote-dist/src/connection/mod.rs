@@ -32,6 +32,7 @@
 //! # Ok(()) }
 //! ```
 
+mod backlog;
 mod control;
 mod direct;
 mod frame;
@@ -55,6 +56,7 @@ pub use message::{DistMessage, FrameBuilder};
 
 use crate::etf::{DecodeError, DecodeLimits};
 use crate::handshake::PeerNode;
+use backlog::Backlog;
 
 /// Options of the connected phase.
 ///
@@ -164,11 +166,13 @@ where
     // Unbounded, as Erlang's distribution buffer is: a process's send never blocks, and
     // a message queued here keeps its place behind the sender's earlier ones.
     let (tx, rx) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_loop(write, rx, opts.tick_time / 4));
+    let backlog = Arc::new(Backlog::default());
+    let writer = tokio::spawn(write_loop(write, rx, opts.tick_time / 4, backlog.clone()));
     let peer = Arc::new(peer);
     let sender = DistSender {
         out: Outbox::Task(tx),
         peer: peer.clone(),
+        backlog: backlog.clone(),
     };
     let receiver = DistReceiver {
         reader: read,
@@ -178,6 +182,7 @@ where
         opts,
         writer: AbortOnDrop(writer),
         direct: None,
+        backlog,
     };
     (sender, receiver)
 }
@@ -200,12 +205,14 @@ pub fn start_tcp(
     opts: ConnectionOptions,
 ) -> (DistSender, DistReceiver<tokio::net::tcp::OwnedReadHalf>) {
     let (read, write) = stream.into_split();
-    let direct = direct::DirectWriter::new(write);
+    let backlog = Arc::new(Backlog::default());
+    let direct = direct::DirectWriter::new(write, backlog.clone());
     let writer = tokio::spawn(direct.clone().run(opts.tick_time / 4));
     let peer = Arc::new(peer);
     let sender = DistSender {
         out: Outbox::Direct(direct.clone()),
         peer: peer.clone(),
+        backlog: backlog.clone(),
     };
     let receiver = DistReceiver {
         reader: read,
@@ -215,6 +222,7 @@ pub fn start_tcp(
         opts,
         writer: AbortOnDrop(writer),
         direct: Some(direct),
+        backlog,
     };
     (sender, receiver)
 }
@@ -234,6 +242,8 @@ enum Outbox {
 pub struct DistSender {
     out: Outbox,
     peer: Arc<PeerNode>,
+    /// What waits for the socket, shared with the writer.
+    backlog: Arc<Backlog>,
 }
 
 impl DistSender {
@@ -252,7 +262,15 @@ impl DistSender {
     /// Queues a frame, whole or in pieces, without waiting.
     pub(crate) fn send_frame(&self, frame: Frame) -> Result<(), ConnectionError> {
         match &self.out {
-            Outbox::Task(tx) => tx.send(frame).map_err(|_| ConnectionError::Closed),
+            Outbox::Task(tx) => {
+                // Counted before the writer can take it off.
+                let len = frame.len();
+                self.backlog.add(len);
+                tx.send(frame).map_err(|_| {
+                    self.backlog.sub(len);
+                    ConnectionError::Closed
+                })
+            }
             Outbox::Direct(d) => d.send(frame).map_err(|()| ConnectionError::Closed),
         }
     }
@@ -260,6 +278,26 @@ impl DistSender {
     /// The peer.
     pub fn peer(&self) -> &PeerNode {
         &self.peer
+    }
+
+    /// Whether more than 1 MiB (Erlang's default distribution buffer busy limit) waits
+    /// for the socket: the peer, or the network, is slower than the senders.
+    ///
+    /// ```no_run
+    /// # async fn demo(sender: mote_dist::connection::DistSender) {
+    /// if sender.is_busy() {
+    ///     sender.writable().await;
+    /// }
+    /// # }
+    /// ```
+    pub fn is_busy(&self) -> bool {
+        self.backlog.is_busy()
+    }
+
+    /// Ends when the connection is not busy ([`is_busy`](Self::is_busy)) or is closed:
+    /// at once if it is not busy now.
+    pub async fn writable(&self) {
+        self.backlog.writable().await
     }
 
     /// Whether the connection's writer has stopped.
@@ -289,10 +327,13 @@ pub struct DistReceiver<R> {
     writer: AbortOnDrop,
     /// The direct writer of a [`start_tcp`] connection, closed with the receiver.
     direct: Option<Arc<direct::DirectWriter>>,
+    /// Closed with the receiver, so that no sender waits for a connection that is gone.
+    backlog: Arc<Backlog>,
 }
 
 impl<R> Drop for DistReceiver<R> {
     fn drop(&mut self) {
+        self.backlog.close();
         if let Some(d) = &self.direct {
             d.close();
         }
@@ -420,6 +461,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     write: W,
     mut rx: mpsc::UnboundedReceiver<Frame>,
     tick_every: Duration,
+    backlog: Arc<Backlog>,
 ) {
     let mut w = BufWriter::with_capacity(64 * 1024, write);
     let mut ticker = tokio::time::interval(tick_every.max(Duration::from_millis(1)));
@@ -431,11 +473,12 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             tokio::select! {
                 frame = rx.recv() => {
                     let Some(frame) = frame else { break };
-                    write_frame(&mut w, frame).await?;
+                    let mut written = write_frame(&mut w, frame).await?;
                     while let Ok(frame) = rx.try_recv() {
-                        write_frame(&mut w, frame).await?;
+                        written += write_frame(&mut w, frame).await?;
                     }
                     w.flush().await?;
+                    backlog.sub(written);
                     wrote = true;
                 }
                 _ = ticker.tick() => {
@@ -450,14 +493,17 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         w.shutdown().await
     }
     .await;
+    backlog.close();
     if let Err(e) = result {
         tracing::debug!("connection writer stopped: {e}");
     }
 }
 
-async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, frame: Frame) -> std::io::Result<()> {
+/// Writes a frame's pieces; gives its length.
+async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, frame: Frame) -> std::io::Result<usize> {
+    let len = frame.len();
     for piece in frame.into_pieces() {
         w.write_all(&piece).await?;
     }
-    Ok(())
+    Ok(len)
 }

@@ -162,6 +162,18 @@ impl Shared {
         self.runtime.spawn(self.clone().dial(peer));
     }
 
+    /// The end of `peer`'s connection's busy state, if it is busy now (see
+    /// `DistSender::is_busy`).
+    pub(crate) fn busy(&self, peer: &Atom) -> Option<mote::dist::Writable> {
+        match self.conns.lock().get(peer) {
+            Some(Conn::Up { sender, .. }) if sender.is_busy() => {
+                let sender = sender.clone();
+                Some(Box::pin(async move { sender.writable().await }))
+            }
+            _ => None,
+        }
+    }
+
     /// Connects to `peer` if needed; `true` once connected.
     pub(crate) async fn connected(self: Arc<Self>, peer: Atom) -> bool {
         let (tx, rx) = oneshot::channel();

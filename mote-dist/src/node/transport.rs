@@ -68,6 +68,10 @@ impl Transport for NodeTransport {
         super::server_ref::send_named(&self.shared, node, name, message)
     }
 
+    fn busy(&self, node: u32) -> Option<mote::dist::Writable> {
+        self.shared.busy(&node_table::node_name(node)?)
+    }
+
     fn send(&self, to: ProcessId, message: RemoteMessage) {
         let Some(node) = node_table::node_name(to.node()) else {
             return;

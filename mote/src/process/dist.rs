@@ -180,7 +180,22 @@ pub trait Transport: Send + Sync + 'static {
     fn send_named(&self, node: u32, name: &Atom, message: RemoteMessage) {
         let _ = (node, name, message);
     }
+
+    /// `None` when messages to node `node` can be queued now; else a future that ends when
+    /// they can again: the connection's queue of bytes the socket has not taken passed its
+    /// busy limit (Erlang's `dist_buf_busy_limit`, where a sending process is suspended
+    /// as `busy_dist_port`), and the future ends once the queue is back under it or the
+    /// connection is gone. [`Pid::send_async`](crate::Pid::send_async) to a process of
+    /// that node waits for it; [`Pid::send`](crate::Pid::send) never does.
+    /// Default: never busy.
+    fn busy(&self, node: u32) -> Option<Writable> {
+        let _ = node;
+        None
+    }
 }
+
+/// What [`Transport::busy`] gives: the end of a connection's busy state.
+pub type Writable = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// The server a [`Transport::call`] or [`Transport::cast`] goes to: a process of another
 /// node, or the process registered under a name there (Erlang's `{Name, Node}`, looked up
@@ -829,6 +844,13 @@ pub(crate) fn cast<M: Send + 'static>(server: ServerAddress<'_>, message: M) {
 }
 
 /// A send to the process registered as `name` on node `node`; dropped without a transport.
+/// Waits while the connection to node `node` is busy (see [`Transport::busy`]).
+pub(crate) async fn writable(node: u32) {
+    if let Some(wait) = TRANSPORT.get().and_then(|t| t.busy(node)) {
+        wait.await;
+    }
+}
+
 pub(crate) fn send_named<M: Send + 'static>(node: u32, name: &Atom, message: M) {
     if let (Some(transport), Some(message)) = (TRANSPORT.get(), remote_message(message)) {
         transport.send_named(node, name, message)

@@ -110,6 +110,13 @@ impl<M: Send + 'static> Pid<M> {
     /// unbounded mailbox, or a dead process, it returns at once, like [`send`](Pid::send);
     /// if the process ends while the sender waits, it returns then, the message dropped.
     ///
+    /// To a process of another node (with distribution), it waits while the connection to
+    /// that node is busy (more queued than the socket takes, past the transport's limit,
+    /// see [`Transport::busy`](crate::dist::Transport::busy)), then sends: a process
+    /// streaming to another node this way holds its memory to that limit, as Erlang
+    /// suspends a sender on a busy distribution port. [`send`](Pid::send) never waits
+    /// (**deviation:** Erlang's `!` suspends there too; a synchronous send cannot).
+    ///
     /// ```
     /// mote::run(|mut p: mote::Process<u8>| async move {
     ///     p.pid().send_async(1).await;
@@ -118,6 +125,11 @@ impl<M: Send + 'static> Pid<M> {
     /// .unwrap();
     /// ```
     pub async fn send_async(&self, message: M) {
+        #[cfg(feature = "dist")]
+        if !self.id().is_local() {
+            crate::process::dist::writable(self.id().node()).await;
+            return self.send(message);
+        }
         let Some(bound) = self.bound() else {
             return self.send(message);
         };
