@@ -134,9 +134,12 @@ impl<T: RawTask> LifoSlot<T> {
         let mut spins = 0;
         loop {
             self.owner_enter();
-            // Acquire: a thief that took our task and cleared `thief` since is seen with its
-            // emptying of the slot.
-            if !self.thief.load(Ordering::Acquire) {
+            // SeqCst: in the fallback (a `SeqCst` swap above, a `SeqCst` fence in the thief)
+            // the C++ model orders the swap before this load only if both are `SeqCst`
+            // (miri finds the double take with `Acquire`); on x86 it is a plain load either
+            // way. It is at least `Acquire`: a thief that took our task and cleared `thief`
+            // since is seen with its emptying of the slot.
+            if !self.thief.load(Ordering::SeqCst) {
                 let result = op(&self.task);
                 self.owner_busy.store(false, Ordering::Release);
                 return result;

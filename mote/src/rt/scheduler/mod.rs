@@ -10,9 +10,12 @@
 //! Each worker owns a FIFO deque (crossbeam-deque) plus a one-task LIFO slot: a process woken
 //! by the one running (the receiver of a message just sent) runs next on the same thread,
 //! while its cache lines are warm. At most [`MAX_LIFO_STREAK`] LIFO runs happen in a row, so
-//! two processes playing ping-pong cannot starve the rest of the queue. A task that yields
-//! (its receive budget ran out) goes to the back of the deque. Idle workers steal from the
-//! global injector and from each other, then sleep on a condition variable.
+//! two processes playing ping-pong cannot starve the rest of the queue. Idle workers cannot
+//! steal from the slot; a task that waits there behind a long poll is moved to the global
+//! injector by the watchdog (`watchdog.rs`, with the slot's handshake in `lifo.rs`), which
+//! wakes an idle worker for it. A task that yields (its receive budget ran out) goes to the
+//! back of the deque. Idle workers steal from the global injector and from each other, then
+//! sleep on a condition variable.
 
 pub(crate) mod global;
 mod lifo;
