@@ -17,12 +17,14 @@
 //!
 //! The watchdog parks when every worker sleeps (no idle CPU cost), and the first worker
 //! to wake unparks it: the watchdog sets `parked` then reads the idle count, a worker
-//! lowers the idle count then reads `parked`, both `SeqCst`, so one sees the other.
+//! lowers the idle count then reads `parked`, with a `SeqCst` fence between on each side,
+//! so one sees the other (checked by the loom model below).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
 use std::time::Duration;
+
+use crate::rt::sync::{fence, AtomicBool, Ordering};
 
 use super::Scheduler;
 
@@ -32,19 +34,58 @@ const INTERVAL: Duration = Duration::from_millis(1);
 /// The watchdog's parking state, shared with the workers.
 #[derive(Default)]
 pub(super) struct Watchdog {
-    parked: AtomicBool,
+    parking: Parking,
     thread: OnceLock<Thread>,
 }
 
 impl Watchdog {
-    /// Called by a worker after it left its sleep: unparks the watchdog if it parked.
+    /// Called by a worker after it left its sleep (and lowered the idle count): unparks the
+    /// watchdog if it parked.
     #[inline]
     pub(super) fn worker_awake(&self) {
-        if self.parked.load(Ordering::SeqCst) && self.parked.swap(false, Ordering::SeqCst) {
+        if self.parking.should_unpark() {
             if let Some(thread) = self.thread.get() {
                 thread.unpark();
             }
         }
+    }
+}
+
+/// The handshake between a parking watchdog and a waking worker, apart from the thread
+/// handles (so that loom can check it).
+#[derive(Default)]
+struct Parking {
+    parked: AtomicBool,
+}
+
+impl Parking {
+    /// The watchdog's side: if `all_idle`, parks (with `park`, which may return spuriously)
+    /// until a worker that woke since clears `parked`.
+    fn park_while_idle(&self, all_idle: impl Fn() -> bool, park: impl Fn()) {
+        if !all_idle() {
+            return;
+        }
+        self.parked.store(true, Ordering::Relaxed);
+        // Orders the store before the look at the idle count: pairs with the worker's fence.
+        fence(Ordering::SeqCst);
+        if all_idle() {
+            // A worker that wakes after our look sees `parked`, clears it and unparks us
+            // (an unpark before the park is kept, so it cannot be lost).
+            while self.parked.load(Ordering::Acquire) {
+                park();
+            }
+        } else {
+            self.parked.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// The worker's side, after it lowered the idle count: whether it must unpark the
+    /// watchdog (it cleared `parked`).
+    #[inline]
+    fn should_unpark(&self) -> bool {
+        // Orders the idle count's decrement before the look at `parked`.
+        fence(Ordering::SeqCst);
+        self.parked.load(Ordering::Relaxed) && self.parked.swap(false, Ordering::AcqRel)
     }
 }
 
@@ -56,18 +97,9 @@ pub(super) fn run(scheduler: &Scheduler) {
     // Per worker: its task count and its slot's task at the last look.
     let mut last: Vec<(u64, *mut ())> = vec![(0, std::ptr::null_mut()); workers];
     loop {
-        if scheduler.sleepers.idle() == workers {
-            watchdog.parked.store(true, Ordering::SeqCst);
-            if scheduler.sleepers.idle() == workers {
-                // A worker that wakes after our look clears `parked` and unparks us (an
-                // unpark before the park is kept, so it cannot be lost).
-                while watchdog.parked.load(Ordering::SeqCst) {
-                    std::thread::park();
-                }
-            } else {
-                watchdog.parked.store(false, Ordering::SeqCst);
-            }
-        }
+        watchdog
+            .parking
+            .park_while_idle(|| scheduler.sleepers.idle() == workers, std::thread::park);
         std::thread::sleep(INTERVAL);
         let someone_sleeps = scheduler.sleepers.idle() > 0;
         for (index, last) in last.iter_mut().enumerate() {
@@ -84,5 +116,35 @@ pub(super) fn run(scheduler: &Scheduler) {
             }
             *last = now;
         }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use crate::rt::sync::AtomicUsize;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// The one worker wakes (lowers the idle count) while the watchdog decides to park: the
+    /// watchdog always ends up running (a missed unpark leaves it parked forever, which loom
+    /// reports as a deadlock). Fails without the worker's fence.
+    #[test]
+    fn loom_watchdog_never_misses_a_waking_worker() {
+        loom::model(|| {
+            let parking = Arc::new(Parking::default());
+            let idle = Arc::new(AtomicUsize::new(1));
+            let watchdog = {
+                let (parking, idle) = (Arc::clone(&parking), Arc::clone(&idle));
+                thread::spawn(move || {
+                    parking.park_while_idle(|| idle.load(Ordering::Relaxed) == 1, thread::park)
+                })
+            };
+            idle.fetch_sub(1, Ordering::SeqCst);
+            if parking.should_unpark() {
+                watchdog.thread().unpark();
+            }
+            watchdog.join().unwrap();
+        });
     }
 }
