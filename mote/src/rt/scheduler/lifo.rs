@@ -9,7 +9,8 @@
 //! - **Owner** (each take, and each push into a full slot): store "owner busy", a compiler
 //!   fence, load "thief present"; if it is set, step aside until the thief is done and try
 //!   again; otherwise the plain load and store of the slot, then a `Release` store of "owner
-//!   not busy". On x86 that is two plain stores and two loads on a line this core owns.
+//!   not busy". Besides the slot's own load and store, that is two plain stores and one
+//!   plain load (on x86) on a cache line this core owns.
 //! - **Thief**: store "thief present", then a process-wide heavy fence (Linux
 //!   `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, which runs a full barrier on every
 //!   thread of this process that is on a CPU, so it stands for the `SeqCst` fence the owner

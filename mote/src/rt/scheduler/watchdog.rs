@@ -12,8 +12,9 @@
 //! while the same task has sat in its slot all along is inside one long poll; if another
 //! worker sleeps, the watchdog takes that task (the slot's handshake in `lifo.rs`) and puts
 //! it on the global injector, which wakes a sleeper to run it. A task is so moved at most
-//! after two intervals of waiting; message ping-pong never triggers it, as its polls are
-//! short.
+//! after two intervals of waiting. Message ping-pong, whose polls are short, triggers it
+//! only when the OS takes the worker's CPU away for a millisecond or more; moving the task
+//! to an idle worker is then a gain too.
 //!
 //! The watchdog parks when every worker sleeps (no idle CPU cost), and the first worker
 //! to wake unparks it: the watchdog sets `parked` then reads the idle count, a worker
