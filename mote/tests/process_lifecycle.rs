@@ -119,18 +119,18 @@ fn panic_isolation() {
 }
 
 /// A process woken by a message runs even while its sender computes without yielding,
-/// when another scheduler thread is idle. On the BEAM (2 schedulers, and preemption) B
-/// answers at once. mote queues a process woken from a scheduler thread in that thread's
-/// one-task "run next" (LIFO) slot, which other threads cannot steal from, and does not
-/// wake an idle thread for it: B waits until W yields, however long that takes.
+/// when another scheduler thread is idle, as on the BEAM (2 schedulers, and preemption),
+/// where B answers at once. mote queues a process woken from a scheduler thread in that
+/// thread's one-task "run next" (LIFO) slot, which idle threads do not steal from; the
+/// scheduler's watchdog moves it out within a few milliseconds of its waker's poll running
+/// on, and wakes an idle thread for it. Without the watchdog B waits until W yields.
 #[test]
-#[ignore = "documented deviation (rustdoc of mote::yield_now): a process woken into a worker's LIFO slot waits for its waker to yield; see woken_process_runs_when_its_waker_yields"]
 fn woken_process_runs_while_its_waker_computes() {
     woken_process_runs_during_computation(false);
 }
 
-/// The documented remedy for the deviation above: a computing process that calls
-/// `mote::yield_now` between steps lets the process it woke run on the idle thread.
+/// A computing process that calls `mote::yield_now` between steps lets the process it woke
+/// run on the idle thread (at once, without the watchdog).
 #[test]
 fn woken_process_runs_when_its_waker_yields() {
     woken_process_runs_during_computation(true);

@@ -77,12 +77,15 @@ impl Future for Deadline {
 /// queue, where idle threads can take it, and continues on its next turn.
 ///
 /// mote's scheduling is cooperative, like tokio's: a process runs until it waits (a
-/// receive, IO, a timer) or its receive budget runs out. A process woken by the running
-/// one is queued to run next on the same thread (its "LIFO slot", which keeps message
-/// round trips on one warm core), and other threads cannot take it from there. So a
-/// process that computes for long stretches without waiting should call `yield_now`
-/// between steps; otherwise the processes it woke wait for it, even if another thread is
-/// idle. Deviation from the BEAM, which preempts processes after a number of reductions.
+/// receive, IO, a timer) or its receive budget runs out, and nothing preempts it. A
+/// process woken by the running one is queued to run next on the same thread (its "LIFO
+/// slot", which keeps message round trips on one warm core); if the running one computes
+/// on, the scheduler's watchdog moves the woken process to an idle thread within a few
+/// milliseconds, so it does not wait for the computation to end. Other processes queued on
+/// a thread that is stuck in a long computation are taken by idle threads as usual; but if
+/// every thread is busy computing, they wait: the BEAM would preempt after a number of
+/// reductions. So a process that computes for long stretches without waiting should still
+/// call `yield_now` between steps, to share its thread fairly.
 ///
 /// ```
 /// mote::run(|_p: mote::Process<()>| async {

@@ -10,12 +10,17 @@
 //! Each worker owns a FIFO deque (crossbeam-deque) plus a one-task LIFO slot: a process woken
 //! by the one running (the receiver of a message just sent) runs next on the same thread,
 //! while its cache lines are warm. At most [`MAX_LIFO_STREAK`] LIFO runs happen in a row, so
-//! two processes playing ping-pong cannot starve the rest of the queue. A task that yields
-//! (its receive budget ran out) goes to the back of the deque. Idle workers steal from the
-//! global injector and from each other, then sleep on a condition variable.
+//! two processes playing ping-pong cannot starve the rest of the queue. Idle workers cannot
+//! steal from the slot; a task that waits there behind a long poll is moved to the global
+//! injector by the watchdog (`watchdog.rs`, with the slot's handshake in `lifo.rs`), which
+//! wakes an idle worker for it. A task that yields (its receive budget ran out) goes to the
+//! back of the deque. Idle workers steal from the global injector and from each other, then
+//! sleep on a condition variable.
 
 pub(crate) mod global;
+mod lifo;
 mod sleepers;
+mod watchdog;
 mod worker;
 
 use std::sync::atomic::{fence, AtomicU64, Ordering};
@@ -26,7 +31,9 @@ use async_task::{Runnable, ScheduleInfo};
 use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
+use lifo::LifoSlot;
 use sleepers::Sleepers;
+use watchdog::Watchdog;
 
 pub(crate) use worker::schedule;
 
@@ -44,6 +51,10 @@ pub(crate) struct Scheduler {
     stats: Box<[CachePadded<WorkerStats>]>,
     /// When the workers started: a worker's busy time is its life less its sleep.
     started: Instant,
+    /// Per worker: its LIFO slot, here rather than on its stack so the watchdog can free a
+    /// task stuck behind a long poll.
+    lifos: Box<[CachePadded<LifoSlot<Runnable>>]>,
+    watchdog: Watchdog,
 }
 
 /// One worker's record, written by that worker alone and read by anyone.
@@ -84,7 +95,22 @@ impl Scheduler {
             sleepers: Sleepers::new(),
             stats: (0..workers).map(|_| CachePadded::default()).collect(),
             started: Instant::now(),
+            lifos: {
+                // Before any worker runs, so every owner uses the fence the thief expects.
+                let membarrier = lifo::membarrier_available();
+                (0..workers)
+                    .map(|_| CachePadded::new(LifoSlot::new(membarrier)))
+                    .collect()
+            },
+            watchdog: Watchdog::default(),
         });
+        if workers > 1 {
+            let scheduler = Arc::clone(&scheduler);
+            std::thread::Builder::new()
+                .name("mote-watchdog".into())
+                .spawn(move || watchdog::run(&scheduler))
+                .expect("spawning mote's watchdog thread");
+        }
         for (index, local) in locals.into_iter().enumerate() {
             let scheduler = Arc::clone(&scheduler);
             let tokio = tokio.clone();
@@ -138,6 +164,7 @@ impl Scheduler {
                 });
             },
         );
+        self.watchdog.worker_awake();
     }
 
     fn nanos(&self) -> u64 {

@@ -36,6 +36,11 @@ impl Sleepers {
         }
     }
 
+    /// How many workers are asleep or about to sleep (for the watchdog).
+    pub(crate) fn idle(&self) -> usize {
+        self.idle.load(Ordering::SeqCst)
+    }
+
     /// Blocks the calling worker until there may be work: returns at once if `has_work`
     /// finds some after this worker counted itself idle. May return spuriously; callers
     /// look for work again. If it does wait, `asleep` runs just before and `awake` (with

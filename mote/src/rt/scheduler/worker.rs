@@ -6,13 +6,16 @@ use std::ptr;
 use async_task::Runnable;
 use crossbeam_deque::Worker;
 
+use super::lifo::LifoSlot;
 use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK};
 
 /// The queues of the worker running on this thread.
 struct Local {
     scheduler: *const Scheduler,
     queue: Worker<Runnable>,
-    lifo: Cell<Option<Runnable>>,
+    /// This worker's slot in the scheduler (which the watchdog may empty), kept here so a
+    /// push reaches it through the one thread-local pointer.
+    lifo: *const LifoSlot<Runnable>,
 }
 
 thread_local! {
@@ -36,7 +39,8 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
     if yielded {
         local.queue.push(runnable);
     } else {
-        match local.lifo.replace(Some(runnable)) {
+        // SAFETY: the slot lives in the scheduler, which outlives its workers.
+        match unsafe { &*local.lifo }.push(runnable) {
             None => return,
             Some(previous) => local.queue.push(previous),
         }
@@ -46,10 +50,11 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
 }
 
 pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) {
+    let lifo: &LifoSlot<Runnable> = &scheduler.lifos[index];
     let local = Local {
         scheduler,
         queue,
-        lifo: Cell::new(None),
+        lifo,
     };
     LOCAL.with(|l| l.set(&local));
     let mut tick: u32 = 0;
@@ -63,11 +68,11 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
         };
         let next = next.or_else(|| {
             if lifo_streak < MAX_LIFO_STREAK {
-                if let Some(task) = local.lifo.take() {
+                if let Some(task) = lifo.take() {
                     lifo_streak += 1;
                     return Some(task);
                 }
-            } else if let Some(task) = local.lifo.take() {
+            } else if let Some(task) = lifo.take() {
                 local.queue.push(task);
             }
             lifo_streak = 0;
