@@ -148,7 +148,9 @@ impl Scheduler {
         crossbeam_epoch::pin().flush();
         let stats = &self.stats[me];
         self.sleepers.sleep(
-            || self.has_work(),
+            // The flush above may have woken a process into this worker's own LIFO slot
+            // (a deferred drop that fails a call, say): not sleeping on it.
+            || self.has_work() || !self.lifos[me].peek().is_null(),
             || {
                 // Never 0, which means awake.
                 let asleep_at = self.nanos().max(1);
