@@ -105,8 +105,11 @@ fn ready_words(cap: u32) -> usize {
 pub(crate) struct Header {
     /// The next block, once some producer has linked it.
     next: AtomicPtr<Header>,
-    /// 0 while `hint` may point here; then 1 + the tail read after `hint` moved on: the
-    /// consumer may free the block once it has popped every position below that tail.
+    /// The block before (null for the first): set before the block is published, then
+    /// read-only. A producer whose position is before `hint`'s block walks back through it.
+    prev: *mut Header,
+    /// 0 until `hint` has moved past this block; then 1 + the tail read after it moved:
+    /// the consumer may free the block once it has popped every position below that tail.
     released: AtomicU64,
     /// The block's tags, one per slot, allocated by the first tagged message (null: all 0).
     tags: AtomicPtr<UnsafeCell<u64>>,
@@ -131,24 +134,28 @@ impl Header {
     }
 }
 
-/// Where a block of `M`s keeps its ready bitmap and its slots.
-struct Shape {
-    layout: Layout,
-    slots: usize,
+/// Where a block's ready bitmap starts: right after the header.
+const READY_OFFSET: usize = {
+    let align = mem::align_of::<AtomicU64>();
+    mem::size_of::<Header>().div_ceil(align) * align
+};
+
+/// Where the slots of a block of `cap` `M`s start: after the bitmap, aligned for `M`.
+#[inline(always)]
+fn slots_offset<M>(cap: u32) -> usize {
+    let end = READY_OFFSET + ready_words(cap) * mem::size_of::<AtomicU64>();
+    end.next_multiple_of(mem::align_of::<M>())
 }
 
-#[inline]
-fn shape<M>(cap: u32) -> Shape {
-    let (layout, _) = Layout::new::<Header>()
-        .extend(Layout::array::<AtomicU64>(ready_words(cap)).expect("small"))
-        .expect("small");
-    let (layout, slots) = layout
-        .extend(Layout::array::<M>(cap as usize).expect("block fits in memory"))
-        .expect("block fits in memory");
-    Shape {
-        layout: layout.pad_to_align(),
-        slots,
-    }
+/// The allocation of a block of `cap` `M`s: header, ready bitmap, slots.
+fn block_layout<M>(cap: u32) -> Layout {
+    let align = mem::align_of::<Header>()
+        .max(mem::align_of::<AtomicU64>())
+        .max(mem::align_of::<M>());
+    let size = slots_offset::<M>(cap) + mem::size_of::<M>() * cap as usize;
+    Layout::from_size_align(size, align)
+        .expect("a block fits in memory")
+        .pad_to_align()
 }
 
 /// The ready word `word` of `block`.
@@ -157,11 +164,11 @@ fn shape<M>(cap: u32) -> Shape {
 /// `block` is a live block and `word` is below `ready_words` of its cap.
 #[inline(always)]
 unsafe fn ready<'a>(block: *mut Header, word: usize) -> &'a AtomicU64 {
-    // SAFETY: the bitmap follows the header (see `shape`), initialised at allocation.
+    // SAFETY: the bitmap follows the header (see `block_layout`), initialised at allocation.
     unsafe {
         &*block
             .cast::<u8>()
-            .add(mem::size_of::<Header>())
+            .add(READY_OFFSET)
             .cast::<AtomicU64>()
             .add(word)
     }
@@ -173,11 +180,11 @@ unsafe fn ready<'a>(block: *mut Header, word: usize) -> &'a AtomicU64 {
 /// `block` is a live block of `M`s with more than `index` slots.
 #[inline(always)]
 unsafe fn slot<M>(block: *mut Header, cap: u32, index: u32) -> *mut M {
-    // SAFETY: within the block's allocation (see `shape`).
+    // SAFETY: within the block's allocation (see `block_layout`).
     unsafe {
         block
             .cast::<u8>()
-            .add(shape::<M>(cap).slots)
+            .add(slots_offset::<M>(cap))
             .cast::<M>()
             .add(index as usize)
     }
@@ -186,16 +193,17 @@ unsafe fn slot<M>(block: *mut Header, cap: u32, index: u32) -> *mut M {
 /// Allocates block `index` for `M`s: nothing linked, nothing ready.
 fn alloc_block<M>(index: u32) -> *mut Header {
     let (_, cap) = geometry::<M>(index);
-    let shape = shape::<M>(cap);
+    let layout = block_layout::<M>(cap);
     // SAFETY: the layout has a nonzero size (it holds a header).
-    let block = unsafe { alloc::alloc(shape.layout) }.cast::<Header>();
+    let block = unsafe { alloc::alloc(layout) }.cast::<Header>();
     if block.is_null() {
-        alloc::handle_alloc_error(shape.layout);
+        alloc::handle_alloc_error(layout);
     }
     // SAFETY: freshly allocated with room for the header and the bitmap.
     unsafe {
         block.write(Header {
             next: AtomicPtr::new(ptr::null_mut()),
+            prev: ptr::null_mut(),
             released: AtomicU64::new(0),
             tags: AtomicPtr::new(ptr::null_mut()),
             index,
@@ -232,7 +240,7 @@ unsafe fn free_block<M>(block: *mut Header) {
     // SAFETY: the header and bitmap hold no heap data; the slots were moved out; the
     // layout is the allocation's.
     unsafe {
-        alloc::dealloc(block.cast::<u8>(), shape::<M>(cap).layout)
+        alloc::dealloc(block.cast::<u8>(), block_layout::<M>(cap))
     };
 }
 
@@ -302,8 +310,8 @@ impl Queue {
             .fetch_or(1 << (index % 64), Ordering::Release);
     }
 
-    /// The block holding `position`, allocating blocks as needed; moves `hint` past the
-    /// full blocks it walks through.
+    /// The block holding `position`, allocating blocks as needed. Moves `hint` on to that
+    /// block when it is past it, releasing the blocks it moved past.
     ///
     /// # Safety
     /// Every block of this queue holds `M`s; `position` was claimed by this thread and is
@@ -311,48 +319,66 @@ impl Queue {
     unsafe fn find_block<M>(&self, position: u64) -> *mut Header {
         // The producer's half of the Dekker pair with the CAS that moves `hint` and the
         // tail read after it (see the module docs): a SeqCst load.
-        let mut block = dekker_load_ptr(&self.hint);
-        if block.is_null() {
-            block = self.install_first::<M>();
+        let mut hint = dekker_load_ptr(&self.hint);
+        if hint.is_null() {
+            hint = self.install_first::<M>();
         }
-        let mut advance = true;
-        loop {
-            // SAFETY: `block` is at or after the `hint` read above, so it is not freed
-            // before our position is ready (see the module docs).
-            let header = unsafe { &*block };
+        let mut block = hint;
+        // SAFETY: `hint` stays allocated until our position is ready: if it starts after
+        // our position, the consumer cannot pop past it; if not, it was released (if at
+        // all) with a tail above our position (see the module docs).
+        let mut header = unsafe { &*block };
+        header.check_live();
+        let (mut start, mut cap) = geometry::<M>(header.index);
+        // Behind `hint` (its mover overtook us): walk back. Every block on the way starts
+        // after our position, so the consumer cannot have popped past it.
+        while position < start {
+            block = header.prev;
+            // SAFETY: as above; the first block starts at 0, so `prev` is not null here.
+            header = unsafe { &*block };
             header.check_live();
-            let (start, cap) = geometry::<M>(header.index);
-            debug_assert!(position >= start, "hint moved past an unready position");
-            if position - start < u64::from(cap) {
-                return block;
-            }
+            (start, cap) = geometry::<M>(header.index);
+        }
+        if position - start < u64::from(cap) {
+            return block;
+        }
+        // Ahead of `hint`: walk forward, linking blocks as needed.
+        while position - start >= u64::from(cap) {
             let mut next = header.next.load(Ordering::Acquire);
             if next.is_null() {
-                next = grow::<M>(header);
-            }
-            // Move `hint` on only past a full block (no producer still needs it) and only
-            // from the block we started at or moved it to (the first blocks of the walk).
-            // SAFETY: `block` is live (above), with `cap` slots.
-            if advance && unsafe { is_full(block, cap) } {
-                if self
-                    .hint
-                    .compare_exchange(block, next, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    let tail = dekker_load_u64(&self.tail);
-                    header.released.store(tail + 1, Ordering::Release);
-                } else {
-                    advance = false;
-                }
-            } else {
-                advance = false;
+                next = grow::<M>(header, block);
             }
             block = next;
+            // SAFETY: after `hint`'s block, so live while our position is not ready.
+            header = unsafe { &*block };
+            header.check_live();
+            (start, cap) = geometry::<M>(header.index);
         }
+        // Move `hint` to our block, so that the next pushes find theirs at once.
+        if self
+            .hint
+            .compare_exchange(hint, block, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            // Every producer that read the old `hint` claimed its position before this
+            // CAS, so below this tail: the blocks moved past may be freed once the consumer
+            // has popped that far.
+            let released = dekker_load_u64(&self.tail) + 1;
+            let mut passed = hint;
+            while passed != block {
+                // SAFETY: between the old `hint` and our block: live (see above).
+                let header = unsafe { &*passed };
+                header.check_live();
+                let next = header.next.load(Ordering::Acquire);
+                header.released.store(released, Ordering::Release);
+                passed = next;
+            }
+        }
+        block
     }
 
-    /// Allocates the queue's first block and publishes it, or returns the one another
-    /// producer published first.
+    /// Allocates the queue's first block and publishes it; returns `hint` (that block, or
+    /// where another producer's `hint` is by now).
     #[cold]
     fn install_first<M>(&self) -> *mut Header {
         let fresh = alloc_block::<M>(0);
@@ -555,25 +581,14 @@ impl Queue {
     }
 }
 
-/// Whether every slot of `block` is ready.
-///
-/// # Safety
-/// `block` is live, with `cap` slots.
-unsafe fn is_full(block: *mut Header, cap: u32) -> bool {
-    (0..ready_words(cap)).all(|word| {
-        let bits = cap as usize - word * 64;
-        let full = if bits >= 64 { u64::MAX } else { (1 << bits) - 1 };
-        // SAFETY: `word` is below the bitmap's length.
-        unsafe { ready(block, word) }.load(Ordering::Acquire) == full
-    })
-}
-
 /// Links a new block after `header` (the last block as far as we know), or, if another
 /// producer linked one first, appends ours further on (or frees it). Returns `header`'s
 /// next block.
 #[cold]
-fn grow<M>(header: &Header) -> *mut Header {
+fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
     let fresh = alloc_block::<M>(header.index + 1);
+    // SAFETY: unpublished: ours alone.
+    unsafe { (*fresh).prev = block };
     match header.next.compare_exchange(
         ptr::null_mut(),
         fresh,
@@ -607,8 +622,11 @@ unsafe fn append_spare<M>(mut block: *mut Header, fresh: *mut Header) {
             unsafe { free_unpublished::<M>(fresh) };
             return;
         }
-        // SAFETY: unpublished: ours alone; the CAS below publishes the new number.
-        unsafe { (*fresh).index = index };
+        // SAFETY: unpublished: ours alone; the CAS below publishes the new place.
+        unsafe {
+            (*fresh).index = index;
+            (*fresh).prev = block;
+        }
         match header.next.compare_exchange(
             ptr::null_mut(),
             fresh,
@@ -633,7 +651,7 @@ unsafe fn free_unpublished<M>(block: *mut Header) {
             ptr::drop_in_place(ptr::from_ref(ready(block, word)).cast_mut());
         }
         ptr::drop_in_place(block);
-        alloc::dealloc(block.cast::<u8>(), shape::<M>(cap).layout);
+        alloc::dealloc(block.cast::<u8>(), block_layout::<M>(cap));
     }
 }
 
@@ -658,5 +676,149 @@ fn tag_array(header: &Header, cap: u32) -> *mut UnsafeCell<u64> {
             drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, cap as usize)) });
             winner
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+
+    #[test]
+    fn the_embedded_part_and_the_header_stay_small() {
+        // The queue lives in every process-table slot; the header is paid per block.
+        assert_eq!(mem::size_of::<Queue>(), 24);
+        assert_eq!(mem::size_of::<Header>(), 48);
+        // A full block of `u64`s: about 8.3 bytes per message.
+        assert_eq!(block_layout::<u64>(max_cap::<u64>()).size(), 48 + 4 * 8 + 256 * 8);
+    }
+
+    #[test]
+    fn blocks_cover_consecutive_positions() {
+        fn check<M>() {
+            let mut expected_start = 0;
+            for index in 0..40 {
+                let (start, cap) = geometry::<M>(index);
+                assert_eq!(start, expected_start, "block {index}");
+                assert!(cap.is_power_of_two() && (FIRST_CAP..=max_cap::<M>()).contains(&cap));
+                expected_start += u64::from(cap);
+            }
+        }
+        check::<()>();
+        check::<u64>();
+        check::<[u64; 8]>();
+        check::<[u8; 5000]>();
+        assert_eq!(max_cap::<u64>(), 256);
+        assert_eq!(max_cap::<[u64; 8]>(), 32);
+        assert_eq!(max_cap::<[u8; 5000]>(), FIRST_CAP);
+    }
+
+    /// A message that counts its drops.
+    struct Counted(Arc<AtomicUsize>, u64);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn round_trip<M: PartialEq + std::fmt::Debug>(make: impl Fn(u64) -> M, n: u64) {
+        let queue = Queue::new();
+        for round in 0..2 {
+            for i in 0..n {
+                // SAFETY: every message is an `M`.
+                unsafe { queue.push::<M>(if i % 7 == 3 { i + 1 } else { 0 }, make(i)) };
+            }
+            // SAFETY: single-threaded: we are the consumer; the messages are `M`s.
+            unsafe {
+                assert_eq!(queue.len_upto::<M>(usize::MAX), n as usize);
+                assert_eq!(queue.len_upto::<M>(3), 3.min(n as usize));
+                for i in 0..n {
+                    let tag = if i % 7 == 3 { i + 1 } else { 0 };
+                    assert_eq!(queue.pop::<M>(), Some((tag, make(i))), "round {round}");
+                }
+                assert_eq!(queue.pop::<M>(), None);
+                assert!(queue.is_empty::<M>());
+                assert_eq!(queue.drain::<M>(), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn pops_in_order_with_tags_across_blocks() {
+        let n = if cfg!(miri) { 300 } else { 3000 };
+        round_trip(|i| i, n);
+        round_trip(|_| (), n);
+        round_trip(|i| i as u8, n);
+        round_trip(|i| [i; 9], n);
+        #[derive(Debug, PartialEq)]
+        #[repr(align(64))]
+        struct Aligned(u64);
+        round_trip(Aligned, n);
+        round_trip(|i| i.to_string(), n);
+    }
+
+    #[test]
+    fn drain_drops_what_is_queued_and_frees_every_block() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let queue = Queue::new();
+        for i in 0..1000 {
+            // SAFETY: every message is a `Counted`.
+            unsafe { queue.push(0, Counted(Arc::clone(&drops), i)) };
+        }
+        for i in 0..400 {
+            // SAFETY: single-threaded consumer.
+            let (_, m) = unsafe { queue.pop::<Counted>() }.unwrap();
+            assert_eq!(m.1, i);
+        }
+        assert_eq!(drops.load(Ordering::Relaxed), 400);
+        // SAFETY: exclusive access.
+        assert_eq!(unsafe { queue.drain::<Counted>() }, 600);
+        assert_eq!(drops.load(Ordering::Relaxed), 1000);
+        // SAFETY: the queue is empty again, and reusable.
+        unsafe {
+            assert!(queue.is_empty::<Counted>());
+            queue.push(0, Counted(Arc::clone(&drops), 0));
+            assert_eq!(queue.drain::<Counted>(), 1);
+        }
+    }
+
+    /// Many producers at once, the consumer popping while they push: every message arrives
+    /// once and each producer's in order (under miri: no race, no leak, no use after free).
+    #[test]
+    fn producers_racing_the_consumer() {
+        let (producers, each) = if cfg!(miri) { (4, 60) } else { (8, 20_000) };
+        let queue = Arc::new(Queue::new());
+        let threads: Vec<_> = (0..producers)
+            .map(|p| {
+                let queue = Arc::clone(&queue);
+                std::thread::spawn(move || {
+                    for i in 0..each {
+                        // SAFETY: every message is a `(u64, u64)`.
+                        unsafe { queue.push::<(u64, u64)>(p + 1, (p, i)) };
+                    }
+                })
+            })
+            .collect();
+        let mut next = vec![0; producers as usize];
+        let mut got = 0;
+        while got < producers * each {
+            // SAFETY: this thread is the only consumer.
+            match unsafe { queue.pop::<(u64, u64)>() } {
+                Some((tag, (p, i))) => {
+                    assert_eq!(tag, p + 1);
+                    assert_eq!(next[p as usize], i, "producer {p} out of order");
+                    next[p as usize] += 1;
+                    got += 1;
+                }
+                None => std::thread::yield_now(),
+            }
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        // SAFETY: every producer is joined.
+        assert_eq!(unsafe { queue.drain::<(u64, u64)>() }, 0);
     }
 }
