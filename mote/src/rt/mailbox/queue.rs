@@ -13,24 +13,28 @@
 //!   `tail == head` and the length is `tail - head`.
 //! * **Blocks.** Block `k` covers a fixed range of positions: the first blocks double from
 //!   [`FIRST_CAP`] slots up to a cap that depends on the message size ([`max_cap`]), every
-//!   later one has that cap. Blocks are linked in order through `next`. A producer finds its
-//!   block by walking from `hint`; past the last block it allocates the next one and links
-//!   it with a CAS (the loser appends its allocation further on, or frees it).
+//!   later one has that cap. Blocks are linked in order through `next`, and back through
+//!   `prev`. A producer finds its block from `hint`: forward (linking the next block with a
+//!   CAS when it is past the last one; the loser appends its allocation further on, or
+//!   frees it), or back through `prev` when `hint` has already moved past its block (its
+//!   thread lost the processor between claiming and looking). A producer that walked
+//!   forward moves `hint` to its block, so the next pushes find theirs at once.
 //! * **Ready bits.** After writing its value the producer sets its slot's bit in the block's
 //!   ready bitmap (`fetch_or`, Release); the consumer reads a slot only once its bit is set
 //!   (Acquire), and never passes an unready position.
 //! * **Tags.** 0 for ordinary messages, a monitor reference for a `Down`, `PERMIT_TAG` for
 //!   a bounded mailbox. A block allocates its tag array only when a tagged message lands in
 //!   it, so an ordinary message pays nothing for its tag.
-//! * **Freeing.** Only the consumer frees blocks, and only blocks it has popped past. A
-//!   producer may still be walking through such a block (it read `hint` long ago), so a
-//!   block is freed only once (1) `hint` has moved past it (the producer that moves it, with
-//!   a `SeqCst` CAS, then reads `tail` as T and stores T + 1 in `released`), and (2) the
-//!   consumer has popped every position below T. Every producer that read `hint` pointing at
-//!   or before that block claimed its position before that CAS (both sides `SeqCst`), so
-//!   its position is below T; it was popped, so its walk is over. `hint` moves past a block
-//!   only once every slot of it is ready, so no producer that has yet to read `hint` needs
-//!   that block.
+//! * **Freeing.** Only the consumer frees blocks, and only blocks it has popped past (it
+//!   keeps the oldest one not freed in its head block). A producer may still be walking
+//!   forward through such a block (it read `hint` long ago), so a block is freed only once
+//!   (1) `hint` has moved past it (the producer that moves it, with a `SeqCst` CAS, then
+//!   reads `tail` as T and stores T + 1 in the `released` of every block it moved past),
+//!   and (2) the consumer has popped every position below T. A producer that read `hint`
+//!   pointing at or before that block claimed its position before that CAS (both sides
+//!   `SeqCst`), so its position is below T; it was popped, so its walk is over. A producer
+//!   that walks back only passes blocks after its own position, which the consumer cannot
+//!   have popped past.
 //!
 //! The queue's embedded part (24 bytes, in a process-table slot that never moves) is all
 //! zeros when empty, which is how a fresh table page comes: `init` needs no allocation.
@@ -43,8 +47,8 @@ use std::alloc::{self, Layout};
 use std::mem;
 use std::ptr;
 
-use crate::rt::sync::{dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU64, Ordering};
 use crate::rt::sync::UnsafeCell;
+use crate::rt::sync::{dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU64, Ordering};
 
 /// Slots in a queue's first block. Small, because most mailboxes hold a handful of messages
 /// in their whole life. Under loom, 1 (and a cap of 2), so that two messages already cross
@@ -213,7 +217,9 @@ fn alloc_block<M>(index: u32) -> *mut Header {
             live: UnsafeCell::new(()),
         });
         for word in 0..ready_words(cap) {
-            ptr::from_ref(ready(block, word)).cast_mut().write(AtomicU64::new(0));
+            ptr::from_ref(ready(block, word))
+                .cast_mut()
+                .write(AtomicU64::new(0));
         }
     }
     block
@@ -247,9 +253,9 @@ unsafe fn free_block<M>(block: *mut Header) {
 pub(crate) struct Queue {
     /// The next position to claim.
     tail: AtomicU64,
-    /// Where producers start looking for their block: a block whose positions start at or
-    /// before every position not yet written (see the module docs). Null until the first
-    /// push of the incarnation.
+    /// Where producers start looking for their block: the block of a recent push that
+    /// walked forward (it only moves forward). Null until the first push of the
+    /// incarnation.
     hint: AtomicPtr<Header>,
     /// The consumer's head block: written once by the producer that allocates the first
     /// block, then by the consumer alone.
@@ -306,8 +312,7 @@ impl Queue {
             unsafe { (*tags.add(index as usize)).with_mut(|t| *t = tag) };
         }
         // SAFETY: `index` is below the cap.
-        unsafe { ready(block, index as usize / 64) }
-            .fetch_or(1 << (index % 64), Ordering::Release);
+        unsafe { ready(block, index as usize / 64) }.fetch_or(1 << (index % 64), Ordering::Release);
     }
 
     /// The block holding `position`, allocating blocks as needed. Moves `hint` on to that
@@ -382,12 +387,10 @@ impl Queue {
     #[cold]
     fn install_first<M>(&self) -> *mut Header {
         let fresh = alloc_block::<M>(0);
-        match self.hint.compare_exchange(
-            ptr::null_mut(),
-            fresh,
-            Ordering::SeqCst,
-            Ordering::SeqCst,
-        ) {
+        match self
+            .hint
+            .compare_exchange(ptr::null_mut(), fresh, Ordering::SeqCst, Ordering::SeqCst)
+        {
             Ok(_) => {
                 // The consumer finds the first block here (it cannot use `hint`, which may
                 // move on before the consumer looks).
@@ -589,12 +592,10 @@ fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
     let fresh = alloc_block::<M>(header.index + 1);
     // SAFETY: unpublished: ours alone.
     unsafe { (*fresh).prev = block };
-    match header.next.compare_exchange(
-        ptr::null_mut(),
-        fresh,
-        Ordering::AcqRel,
-        Ordering::Acquire,
-    ) {
+    match header
+        .next
+        .compare_exchange(ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
+    {
         Ok(_) => fresh,
         Err(winner) => {
             // SAFETY: `winner` is after our hint's block, so live (see the module docs).
@@ -664,12 +665,10 @@ fn tag_array(header: &Header, cap: u32) -> *mut UnsafeCell<u64> {
     }
     let fresh: Box<[UnsafeCell<u64>]> = (0..cap).map(|_| UnsafeCell::new(0)).collect();
     let fresh = Box::into_raw(fresh).cast::<UnsafeCell<u64>>();
-    match header.tags.compare_exchange(
-        ptr::null_mut(),
-        fresh,
-        Ordering::AcqRel,
-        Ordering::Acquire,
-    ) {
+    match header
+        .tags
+        .compare_exchange(ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
+    {
         Ok(_) => fresh,
         Err(winner) => {
             // SAFETY: never published: ours alone, a boxed slice of `cap` cells.
@@ -691,7 +690,10 @@ mod tests {
         assert_eq!(mem::size_of::<Queue>(), 24);
         assert_eq!(mem::size_of::<Header>(), 48);
         // A full block of `u64`s: about 8.3 bytes per message.
-        assert_eq!(block_layout::<u64>(max_cap::<u64>()).size(), 48 + 4 * 8 + 256 * 8);
+        assert_eq!(
+            block_layout::<u64>(max_cap::<u64>()).size(),
+            48 + 4 * 8 + 256 * 8
+        );
     }
 
     #[test]

@@ -245,7 +245,10 @@ fn loom_queue_two_producers_hand_over_blocks() {
         // SAFETY: as above.
         assert!(unsafe { queue.is_empty::<u32>() });
         let from = |base: u32| -> Vec<(u64, u32)> {
-            got.iter().copied().filter(|&(_, m)| m / 10 == base / 10).collect()
+            got.iter()
+                .copied()
+                .filter(|&(_, m)| m / 10 == base / 10)
+                .collect()
         };
         assert_eq!(from(10), [(0, 10), (0, 11)]);
         assert_eq!(from(20), [(0, 20), (7, 21)]);
