@@ -49,7 +49,9 @@ use std::mem;
 use std::ptr;
 
 use crate::rt::sync::UnsafeCell;
-use crate::rt::sync::{dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU64, AtomicU8, Ordering};
+use crate::rt::sync::{
+    dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering,
+};
 
 /// Slots in a queue's first block. Small, because most mailboxes hold a handful of messages
 /// in their whole life. Under loom, 1 (and a cap of 2), so that two messages already cross
@@ -83,18 +85,29 @@ const fn max_cap<M>() -> u32 {
     cap
 }
 
-/// The first position and the number of slots of block `index` in a queue of `M`s.
+/// The size a short queue's blocks converge to: a receiver that keeps up with its senders
+/// (the chain's and the ring's processes, a server) keeps one block of this many slots,
+/// not one of the full size. Under loom, 1.
+#[cfg(not(loom))]
+const SHORT_CAP: u32 = 16;
+#[cfg(loom)]
+const SHORT_CAP: u32 = 1;
+
+/// The slots of the block that follows `last`, the last block: the queue doubles its
+/// blocks while the consumer is behind (it has not started `last`), up to [`max_cap`]; a
+/// consumer that keeps up (it is inside `last`) makes them converge to [`SHORT_CAP`], so
+/// that an idle receiver of a long stream does not keep a large block.
 #[inline]
-fn geometry<M>(index: u32) -> (u64, u32) {
+fn next_cap<M>(last: &Header) -> u32 {
     let max = max_cap::<M>();
-    // The doubling blocks: FIRST_CAP << k for k below `growing`.
-    let growing = max.trailing_zeros() - FIRST_CAP.trailing_zeros();
-    if index < growing {
-        let cap = FIRST_CAP << index;
-        (u64::from(cap - FIRST_CAP), cap)
+    let short = SHORT_CAP.min(max);
+    let doubled = (last.cap * 2).min(max);
+    if last.taken.load(Ordering::Relaxed) == 0 {
+        doubled
+    } else if last.cap < short {
+        doubled.min(short)
     } else {
-        let grown = u64::from(FIRST_CAP) * ((1u64 << growing) - 1);
-        (grown + u64::from(index - growing) * u64::from(max), max)
+        (last.cap / 2).max(short)
     }
 }
 
@@ -112,10 +125,13 @@ pub(crate) struct Header {
     released: AtomicU64,
     /// The block's tags, one per slot, allocated by the first tagged message (null: all 0).
     tags: AtomicPtr<UnsafeCell<u64>>,
-    /// The block's number in the queue (its positions follow from it, see [`geometry`]).
-    index: u32,
-    /// Consumer-only: the slots popped so far.
-    taken: UnsafeCell<u32>,
+    /// The first position in the block.
+    start: u64,
+    /// The number of slots.
+    cap: u32,
+    /// The slots popped so far: written by the consumer alone, read by a producer deciding
+    /// the size of the next block (see [`next_cap`]).
+    taken: AtomicU32,
     /// Consumer-only, meaningful in the head block: the oldest block not freed yet (null:
     /// this one). Blocks popped past wait here until they are released (see the module).
     oldest: UnsafeCell<*mut Header>,
@@ -193,9 +209,9 @@ unsafe fn slot<M>(block: *mut Header, cap: u32, index: u32) -> *mut M {
     }
 }
 
-/// Allocates block `index` for `M`s: nothing linked, nothing ready.
-fn alloc_block<M>(index: u32) -> *mut Header {
-    let (_, cap) = geometry::<M>(index);
+/// Allocates a block of `cap` `M`s from position `start`, after `prev`: nothing linked,
+/// nothing ready.
+fn alloc_block<M>(start: u64, cap: u32, prev: *mut Header) -> *mut Header {
     let layout = block_layout::<M>(cap);
     // SAFETY: the layout has a nonzero size (it holds a header).
     let block = unsafe { alloc::alloc(layout) }.cast::<Header>();
@@ -206,11 +222,12 @@ fn alloc_block<M>(index: u32) -> *mut Header {
     unsafe {
         block.write(Header {
             next: AtomicPtr::new(ptr::null_mut()),
-            prev: ptr::null_mut(),
+            prev,
             released: AtomicU64::new(0),
             tags: AtomicPtr::new(ptr::null_mut()),
-            index,
-            taken: UnsafeCell::new(0),
+            start,
+            cap,
+            taken: AtomicU32::new(0),
             oldest: UnsafeCell::new(ptr::null_mut()),
             #[cfg(loom)]
             live: UnsafeCell::new(()),
@@ -231,7 +248,7 @@ fn alloc_block<M>(index: u32) -> *mut Header {
 unsafe fn free_block<M>(block: *mut Header) {
     // SAFETY: the caller's contract.
     let header = unsafe { &*block };
-    let (_, cap) = geometry::<M>(header.index);
+    let cap = header.cap;
     let tags = header.tags.load(Ordering::Acquire);
     if !tags.is_null() {
         // SAFETY: allocated by `tag_array` as a boxed slice of `cap` cells.
@@ -301,7 +318,7 @@ impl Queue {
         // freed before this position is ready.
         let header = unsafe { &*block };
         header.check_live();
-        let (start, cap) = geometry::<M>(header.index);
+        let (start, cap) = (header.start, header.cap);
         let index = (position - start) as u32;
         // SAFETY: this producer alone claimed `position`, so it alone writes its slot.
         unsafe { slot::<M>(block, cap, index).write(value) };
@@ -333,7 +350,7 @@ impl Queue {
         // all) with a tail above our position (see the module docs).
         let mut header = unsafe { &*block };
         header.check_live();
-        let (mut start, mut cap) = geometry::<M>(header.index);
+        let (mut start, mut cap) = (header.start, header.cap);
         // Behind `hint` (its mover overtook us): walk back. Every block on the way starts
         // after our position, so the consumer cannot have popped past it.
         while position < start {
@@ -341,7 +358,7 @@ impl Queue {
             // SAFETY: as above; the first block starts at 0, so `prev` is not null here.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = geometry::<M>(header.index);
+            (start, cap) = (header.start, header.cap);
         }
         if position - start < u64::from(cap) {
             return block;
@@ -356,7 +373,7 @@ impl Queue {
             // SAFETY: after `hint`'s block, so live while our position is not ready.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = geometry::<M>(header.index);
+            (start, cap) = (header.start, header.cap);
         }
         // Move `hint` to our block, so that the next pushes find theirs at once.
         if self
@@ -385,7 +402,7 @@ impl Queue {
     /// where another producer's `hint` is by now).
     #[cold]
     fn install_first<M>(&self) -> *mut Header {
-        let fresh = alloc_block::<M>(0);
+        let fresh = alloc_block::<M>(0, FIRST_CAP, ptr::null_mut());
         match self
             .hint
             .compare_exchange(ptr::null_mut(), fresh, Ordering::SeqCst, Ordering::SeqCst)
@@ -419,9 +436,8 @@ impl Queue {
         }
         // SAFETY: the head block is live: only this consumer frees blocks, never the head.
         let mut header = unsafe { &*block };
-        let (_, mut cap) = geometry::<M>(header.index);
-        // SAFETY: consumer-only field.
-        let mut taken = header.taken.with(|t| unsafe { *t });
+        let mut cap = header.cap;
+        let mut taken = header.taken.load(Ordering::Relaxed);
         if taken == cap {
             let next = header.next.load(Ordering::Acquire);
             if next.is_null() {
@@ -432,7 +448,7 @@ impl Queue {
             block = next;
             // SAFETY: as above.
             header = unsafe { &*block };
-            cap = geometry::<M>(header.index).1;
+            cap = header.cap;
             taken = 0;
         }
         // SAFETY: `taken` is below the cap.
@@ -450,8 +466,14 @@ impl Queue {
             // ready flag.
             unsafe { (*tags.add(taken as usize)).with(|t| *t) }
         };
-        // SAFETY: consumer-only field.
-        header.taken.with_mut(|t| unsafe { *t = taken + 1 });
+        header.taken.store(taken + 1, Ordering::Relaxed);
+        // Blocks popped past wait for their release; try again now that the head moved,
+        // so that a receiver that keeps up holds one block, not two or three.
+        // SAFETY: consumer-only field of the head block.
+        if !header.oldest.with(|o| unsafe { *o }).is_null() {
+            // SAFETY: consumer only; `block` is the head block.
+            unsafe { self.reclaim::<M>(block, header.start + u64::from(taken) + 1) };
+        }
         Some((tag, value))
     }
 
@@ -463,16 +485,28 @@ impl Queue {
     unsafe fn advance_head<M>(&self, from: *mut Header, to: *mut Header) {
         // SAFETY: consumer-only fields of live blocks.
         let oldest = unsafe { &*from }.oldest.with(|o| unsafe { *o });
-        let mut oldest = if oldest.is_null() { from } else { oldest };
+        let oldest = if oldest.is_null() { from } else { oldest };
+        // SAFETY: as above.
+        unsafe { &*to }.oldest.with_mut(|o| unsafe { *o = oldest });
         self.head.store(to, Ordering::Relaxed);
-        // SAFETY: as above; `to` is fresh: nothing popped.
-        let start = geometry::<M>(unsafe { &*to }.index).0;
-        while oldest != to {
-            // SAFETY: blocks between `oldest` and the head are live.
+        // SAFETY: consumer only; `to` is the head block now.
+        unsafe { self.reclaim::<M>(to, (*to).start) };
+    }
+
+    /// Frees the blocks popped past (from the oldest kept in `head`'s header) that are
+    /// released at or below `position`, the head position.
+    ///
+    /// # Safety
+    /// Consumer only; `head` is the head block.
+    unsafe fn reclaim<M>(&self, head: *mut Header, position: u64) {
+        // SAFETY: consumer-only field of the live head block.
+        let mut oldest = unsafe { &*head }.oldest.with(|o| unsafe { *o });
+        while !oldest.is_null() && oldest != head {
+            // SAFETY: blocks between the oldest kept and the head are live.
             let header = unsafe { &*oldest };
             let released = header.released.load(Ordering::Acquire);
             // Every position below `released - 1` popped: no producer can still be in it.
-            if released == 0 || start + 1 < released {
+            if released == 0 || position + 1 < released {
                 break;
             }
             let next = header.next.load(Ordering::Relaxed);
@@ -480,13 +514,15 @@ impl Queue {
             unsafe { free_block::<M>(oldest) };
             oldest = next;
         }
-        let oldest = if oldest == to {
+        let oldest = if oldest == head {
             ptr::null_mut()
         } else {
             oldest
         };
         // SAFETY: consumer-only field.
-        unsafe { &*to }.oldest.with_mut(|o| unsafe { *o = oldest });
+        unsafe { &*head }
+            .oldest
+            .with_mut(|o| unsafe { *o = oldest });
     }
 
     /// The consumer's position: how many messages it has popped.
@@ -499,9 +535,9 @@ impl Queue {
         if block.is_null() {
             return 0;
         }
-        // SAFETY: the head block is live (see `pop`); `taken` is consumer-only.
+        // SAFETY: the head block is live (see `pop`).
         let header = unsafe { &*block };
-        geometry::<M>(header.index).0 + u64::from(header.taken.with(|t| unsafe { *t }))
+        header.start + u64::from(header.taken.load(Ordering::Relaxed))
     }
 
     /// True when nothing has been pushed since the consumer's last pop: a push that is half
@@ -587,9 +623,11 @@ impl Queue {
 /// next block.
 #[cold]
 fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
-    let fresh = alloc_block::<M>(header.index + 1);
-    // SAFETY: unpublished: ours alone.
-    unsafe { (*fresh).prev = block };
+    let fresh = alloc_block::<M>(
+        header.start + u64::from(header.cap),
+        next_cap::<M>(header),
+        block,
+    );
     match header
         .next
         .compare_exchange(ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
@@ -604,26 +642,18 @@ fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
 }
 
 /// Links `fresh` (allocated, never published) after the last block reachable from
-/// `block`, renumbered to fit there, if its size fits there; frees it otherwise.
+/// `block`, moved to the positions that follow that block.
 ///
 /// # Safety
 /// `block` is live and after the walking producer's hint; `fresh` is unpublished.
 unsafe fn append_spare<M>(mut block: *mut Header, fresh: *mut Header) {
-    // SAFETY: unpublished: ours alone.
-    let fresh_cap = geometry::<M>(unsafe { &*fresh }.index).1;
     loop {
         // SAFETY: the caller's contract (and each next block is after it).
         let header = unsafe { &*block };
         header.check_live();
-        let index = header.index + 1;
-        if geometry::<M>(index).1 != fresh_cap {
-            // SAFETY: never published.
-            unsafe { free_unpublished::<M>(fresh) };
-            return;
-        }
         // SAFETY: unpublished: ours alone; the CAS below publishes the new place.
         unsafe {
-            (*fresh).index = index;
+            (*fresh).start = header.start + u64::from(header.cap);
             (*fresh).prev = block;
         }
         match header.next.compare_exchange(
@@ -645,7 +675,7 @@ unsafe fn append_spare<M>(mut block: *mut Header, fresh: *mut Header) {
 unsafe fn free_unpublished<M>(block: *mut Header) {
     // SAFETY: the caller's contract: ours alone, nothing written in it.
     unsafe {
-        let (_, cap) = geometry::<M>((*block).index);
+        let cap = (*block).cap;
         for index in 0..cap {
             ptr::drop_in_place(ptr::from_ref(ready(block, index)).cast_mut());
         }
@@ -686,32 +716,50 @@ mod tests {
     fn the_embedded_part_and_the_header_stay_small() {
         // The queue lives in every process-table slot; the header is paid per block.
         assert_eq!(mem::size_of::<Queue>(), 24);
-        assert_eq!(mem::size_of::<Header>(), 48);
+        assert_eq!(mem::size_of::<Header>(), 56);
         // A full block of `u64`s: about 9.2 bytes per message.
         assert_eq!(
             block_layout::<u64>(max_cap::<u64>()).size(),
-            48 + 256 + 256 * 8
+            56 + 256 + 256 * 8
         );
     }
 
-    #[test]
-    fn blocks_cover_consecutive_positions() {
-        fn check<M>() {
-            let mut expected_start = 0;
-            for index in 0..40 {
-                let (start, cap) = geometry::<M>(index);
-                assert_eq!(start, expected_start, "block {index}");
-                assert!(cap.is_power_of_two() && (FIRST_CAP..=max_cap::<M>()).contains(&cap));
-                expected_start += u64::from(cap);
-            }
+    /// The caps of the blocks from the head block on.
+    fn caps(queue: &Queue) -> Vec<u32> {
+        let mut caps = Vec::new();
+        let mut block = queue.head.load(Ordering::Acquire);
+        while !block.is_null() {
+            // SAFETY: single-threaded; the blocks from the head on are live.
+            let header = unsafe { &*block };
+            caps.push(header.cap);
+            block = header.next.load(Ordering::Acquire);
         }
-        check::<()>();
-        check::<u64>();
-        check::<[u64; 8]>();
-        check::<[u8; 5000]>();
+        caps
+    }
+
+    #[test]
+    fn a_backlog_doubles_the_blocks_and_a_receiver_that_keeps_up_keeps_small_ones() {
         assert_eq!(max_cap::<u64>(), 256);
         assert_eq!(max_cap::<[u64; 8]>(), 32);
         assert_eq!(max_cap::<[u8; 5000]>(), FIRST_CAP);
+        let queue = Queue::new();
+        for i in 0..1000u64 {
+            // SAFETY: every message is a `u64`.
+            unsafe { queue.push(0, i) };
+        }
+        assert_eq!(caps(&queue), [4, 8, 16, 32, 64, 128, 256, 256, 256]);
+        // SAFETY: single-threaded consumer, `u64` messages.
+        unsafe {
+            assert_eq!(queue.drain::<u64>(), 1000);
+            for i in 0..1000u64 {
+                queue.push(0, i);
+                assert_eq!(queue.pop::<u64>(), Some((0, i)));
+            }
+        }
+        // One block of the short size, the ones popped past freed.
+        assert_eq!(caps(&queue), [SHORT_CAP]);
+        // SAFETY: exclusive access.
+        assert_eq!(unsafe { queue.drain::<u64>() }, 0);
     }
 
     /// A message that counts its drops.
