@@ -213,7 +213,7 @@ impl<M: Send + 'static> Process<M> {
     /// ```
     pub fn mailbox_len(&self) -> usize {
         // SAFETY: we are the owner, the queue's only consumer.
-        let queued = unsafe { self.slot.mailbox_len::<M>() };
+        let queued = unsafe { self.slot.mailbox_len() };
         queued + self.saved.as_ref().map_or(0, |s| s.len())
     }
 
@@ -234,11 +234,8 @@ impl<M: Send + 'static> Process<M> {
     }
 
     pub(crate) fn publish_len(&self) {
-        // SAFETY: we are the owner, the queue's only consumer, and its messages are `M`s.
-        unsafe {
-            self.slot
-                .publish_len::<M>(self.saved.as_ref().map_or(0, |s| s.len()))
-        };
+        self.slot
+            .publish_len(self.saved.as_ref().map_or(0, |s| s.len()));
     }
 
     /// Links this process to another: when either ends abnormally, the other ends too with

@@ -113,7 +113,7 @@ impl<M: Send + 'static> Process<M> {
             }
             self.publish_len();
             // SAFETY: owner-only; a foreign waker was stored just above.
-            if unsafe { self.slot.park::<M>(foreign) } {
+            if unsafe { self.slot.park(foreign) } {
                 return Poll::Pending;
             }
             // A sender is mid-push: its message is about to become visible.

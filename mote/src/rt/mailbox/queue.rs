@@ -2,19 +2,21 @@
 //!
 //! Messages live in blocks of slots, not in one allocation each: a block holds a run of
 //! consecutive *positions*, and a message is written in place in its position's slot. A
-//! mailbox that receives a few messages in its life gets one small block; a stream gets
+//! mailbox that receives a few messages in its life gets one small block; a backlog gets
 //! blocks of up to 256 slots, so a queued `u64` costs about 9.2 bytes (one allocation and
-//! one cross-thread free per block, not per message).
+//! one cross-thread free per block, not a 32-byte box per message).
 //!
 //! * **Positions.** A producer claims the next position with one `fetch_add` on `tail`
 //!   (`SeqCst`: it is the sender's half of the park protocol's Dekker pair with the
 //!   receiver's [`Queue::is_empty`], see `Slot::park`). The consumer owns the head position
 //!   (the head block and how many of its slots it has taken), so `is_empty` is
 //!   `tail == head` and the length is `tail - head`.
-//! * **Blocks.** Block `k` covers a fixed range of positions: the first blocks double from
-//!   [`FIRST_CAP`] slots up to a cap that depends on the message size ([`max_cap`]), every
-//!   later one has that cap. Blocks are linked in order through `next`, and back through
-//!   `prev`. A producer finds its block from `hint`: forward (linking the next block with a
+//! * **Blocks.** A block covers the run of positions that follows the previous block's.
+//!   The first has [`FIRST_CAP`] slots; the producer that links the next one picks its size
+//!   ([`next_cap`]): doubled, up to a cap that depends on the message size ([`max_cap`]),
+//!   while the consumer is behind; converging to [`SHORT_CAP`] while it keeps up, so that a
+//!   busy receiver that is usually empty holds one small block. Blocks are linked in order
+//!   through `next`, and back through `prev`. A producer finds its block from `hint`: forward (linking the next block with a
 //!   CAS when it is past the last one; the loser appends its allocation further on, or
 //!   frees it), or back through `prev` when `hint` has already moved past its block (its
 //!   thread lost the processor between claiming and looking). A producer that walked
@@ -530,7 +532,7 @@ impl Queue {
     /// # Safety
     /// Only the single consumer calls this.
     #[inline]
-    unsafe fn head_position<M>(&self) -> u64 {
+    unsafe fn head_position(&self) -> u64 {
         let block = self.head.load(Ordering::Acquire);
         if block.is_null() {
             return 0;
@@ -545,10 +547,10 @@ impl Queue {
     /// the receiver's half of the park protocol's Dekker pair (see `Slot::park`).
     ///
     /// # Safety
-    /// Only the single consumer calls this, and every message is an `M`.
-    pub(crate) unsafe fn is_empty<M>(&self) -> bool {
+    /// Only the single consumer calls this.
+    pub(crate) unsafe fn is_empty(&self) -> bool {
         // SAFETY: the caller's contract.
-        let head = unsafe { self.head_position::<M>() };
+        let head = unsafe { self.head_position() };
         dekker_load_u64(&self.tail) == head
     }
 
@@ -556,10 +558,10 @@ impl Queue {
     /// `cap`.
     ///
     /// # Safety
-    /// Only the single consumer calls this, and every message is an `M`.
-    pub(crate) unsafe fn len_upto<M>(&self, cap: usize) -> usize {
+    /// Only the single consumer calls this.
+    pub(crate) unsafe fn len_upto(&self, cap: usize) -> usize {
         // SAFETY: the caller's contract.
-        let head = unsafe { self.head_position::<M>() };
+        let head = unsafe { self.head_position() };
         let len = self.tail.load(Ordering::Acquire) - head;
         usize::try_from(len).unwrap_or(usize::MAX).min(cap)
     }
@@ -580,7 +582,7 @@ impl Queue {
                 dropped += 1;
             }
             // SAFETY: as above.
-            if unsafe { self.is_empty::<M>() } {
+            if unsafe { self.is_empty() } {
                 return dropped;
             }
             // A sender between its claim and its ready flag: it finishes in a few
@@ -635,7 +637,7 @@ fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
         Ok(_) => fresh,
         Err(winner) => {
             // SAFETY: `winner` is after our hint's block, so live (see the module docs).
-            unsafe { append_spare::<M>(winner, fresh) };
+            unsafe { append_spare(winner, fresh) };
             winner
         }
     }
@@ -646,7 +648,7 @@ fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
 ///
 /// # Safety
 /// `block` is live and after the walking producer's hint; `fresh` is unpublished.
-unsafe fn append_spare<M>(mut block: *mut Header, fresh: *mut Header) {
+unsafe fn append_spare(mut block: *mut Header, fresh: *mut Header) {
     loop {
         // SAFETY: the caller's contract (and each next block is after it).
         let header = unsafe { &*block };
@@ -780,14 +782,14 @@ mod tests {
             }
             // SAFETY: single-threaded: we are the consumer; the messages are `M`s.
             unsafe {
-                assert_eq!(queue.len_upto::<M>(usize::MAX), n as usize);
-                assert_eq!(queue.len_upto::<M>(3), 3.min(n as usize));
+                assert_eq!(queue.len_upto(usize::MAX), n as usize);
+                assert_eq!(queue.len_upto(3), 3.min(n as usize));
                 for i in 0..n {
                     let tag = if i % 7 == 3 { i + 1 } else { 0 };
                     assert_eq!(queue.pop::<M>(), Some((tag, make(i))), "round {round}");
                 }
                 assert_eq!(queue.pop::<M>(), None);
-                assert!(queue.is_empty::<M>());
+                assert!(queue.is_empty());
                 assert_eq!(queue.drain::<M>(), 0);
             }
         }
@@ -826,7 +828,7 @@ mod tests {
         assert_eq!(drops.load(Ordering::Relaxed), 1000);
         // SAFETY: the queue is empty again, and reusable.
         unsafe {
-            assert!(queue.is_empty::<Counted>());
+            assert!(queue.is_empty());
             queue.push(0, Counted(Arc::clone(&drops), 0));
             assert_eq!(queue.drain::<Counted>(), 1);
         }

@@ -50,7 +50,7 @@ fn receive(slot: &Slot, n: usize) -> Vec<u32> {
             continue;
         }
         // SAFETY: owner-only; the task waker is in use.
-        if unsafe { slot.park::<u32>(false) } {
+        if unsafe { slot.park(false) } {
             thread::park();
         } else {
             // A push is half done; the real receiver spins a little, then yields.
@@ -243,7 +243,7 @@ fn loom_queue_two_producers_hand_over_blocks() {
             p.join().unwrap();
         }
         // SAFETY: as above.
-        assert!(unsafe { queue.is_empty::<u32>() });
+        assert!(unsafe { queue.is_empty() });
         let from = |base: u32| -> Vec<(u64, u32)> {
             got.iter()
                 .copied()

@@ -553,15 +553,15 @@ impl Slot {
     /// a message arrived meanwhile (the caller must pop again instead of sleeping).
     ///
     /// # Safety
-    /// Owner-only, whose message type is `M`. `foreign` is true when `waker` is not the
-    /// task's own waker; it must then already be stored with `table::foreign::store`.
-    pub(crate) unsafe fn park<M>(&self, foreign: bool) -> bool {
+    /// Owner-only. `foreign` is true when `waker` is not the task's own waker; it must then
+    /// already be stored with `table::foreign::store`.
+    pub(crate) unsafe fn park(&self, foreign: bool) -> bool {
         let consumed = self.take_consumed();
         self.bump_work(consumed);
         let flag = if foreign { FOREIGN } else { PARKED };
         self.state.fetch_or(flag, Ordering::SeqCst);
-        // SAFETY: owner-only, and the messages are `M`s.
-        if unsafe { self.queue.is_empty::<M>() } {
+        // SAFETY: owner-only.
+        if unsafe { self.queue.is_empty() } {
             return true;
         }
         // A message is (being) pushed: undo, unless its sender already took the flag.
@@ -572,10 +572,10 @@ impl Slot {
     /// The number of queued messages, pushes in progress included (owner-only).
     ///
     /// # Safety
-    /// Called only by the process that owns this slot, whose message type is `M`.
-    pub(crate) unsafe fn mailbox_len<M>(&self) -> usize {
+    /// Called only by the process that owns this slot.
+    pub(crate) unsafe fn mailbox_len(&self) -> usize {
         // SAFETY: owner-only (the contract): we are the queue's consumer.
-        unsafe { self.queue.len_upto::<M>(usize::MAX) }
+        unsafe { self.queue.len_upto(usize::MAX) }
     }
 
     /// The queue length the owner last published (see `publish_len`).
@@ -586,12 +586,9 @@ impl Slot {
     /// Owner-only: records the current queue length (capped) for introspection.
     /// `next_free` is only meaningful while the slot is free, so an occupied slot lends it
     /// for this.
-    ///
-    /// # Safety
-    /// Called only by the process that owns this slot, whose message type is `M`.
-    pub(crate) unsafe fn publish_len<M>(&self, extra: usize) {
+    pub(crate) fn publish_len(&self, extra: usize) {
         // SAFETY: owner-only: we are the queue's consumer.
-        let len = unsafe { self.queue.len_upto::<M>(PUBLISH_CAP) } + extra;
+        let len = unsafe { self.queue.len_upto(PUBLISH_CAP) } + extra;
         self.next_free
             .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
     }
