@@ -205,3 +205,86 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         assert_eq!(drops.load(Ordering::SeqCst), 1, "the message dropped once");
     });
 }
+
+/// Two producers push two messages each (one of them tagged) while the consumer pops: with
+/// loom's blocks of 1 and 2 slots, the four positions span three blocks, so the producers
+/// race to link blocks (the loser's allocation appended further on or freed), move `hint`
+/// past full blocks, and the consumer frees blocks a producer may still be walking through.
+/// Every message arrives once, each producer's in order, with its tag; loom reports a
+/// producer touching a block after the consumer freed it (a race on the block's `live`).
+#[test]
+fn loom_queue_two_producers_hand_over_blocks() {
+    use crate::rt::mailbox::queue::Queue;
+    model(|| {
+        let queue = Arc::new(Queue::new());
+        let producers: Vec<_> = [10u32, 20]
+            .into_iter()
+            .map(|base| {
+                let queue = Arc::clone(&queue);
+                thread::spawn(move || {
+                    for i in 0..2 {
+                        // Producer 20's second message carries a tag (a `Down`'s reference).
+                        let tag = if base == 20 && i == 1 { 7 } else { 0 };
+                        // SAFETY: every message is a `u32`.
+                        unsafe { queue.push::<u32>(tag, base + i) };
+                    }
+                })
+            })
+            .collect();
+        let mut got = Vec::new();
+        while got.len() < 4 {
+            // SAFETY: this thread is the only consumer; the messages are `u32`s.
+            match unsafe { queue.pop::<u32>() } {
+                Some(message) => got.push(message),
+                None => thread::yield_now(),
+            }
+        }
+        for p in producers {
+            p.join().unwrap();
+        }
+        // SAFETY: as above.
+        assert!(unsafe { queue.is_empty() });
+        let from = |base: u32| -> Vec<(u64, u32)> {
+            got.iter()
+                .copied()
+                .filter(|&(_, m)| m / 10 == base / 10)
+                .collect()
+        };
+        assert_eq!(from(10), [(0, 10), (0, 11)]);
+        assert_eq!(from(20), [(0, 20), (7, 21)]);
+        // SAFETY: every producer is joined; the messages are `u32`s.
+        assert_eq!(unsafe { queue.drain::<u32>() }, 0);
+    });
+}
+
+/// The owner's `drop_queued` after a push has claimed its position (the queue's length
+/// counts it) but maybe not yet written its value: `drop_queued` waits for the value and
+/// drops it (fails when it returns at the first empty pop).
+#[cfg(loom)]
+#[test]
+fn loom_queue_drop_queued_waits_for_a_claimed_push() {
+    use crate::rt::mailbox::queue::Queue;
+    use crate::rt::sync::Ordering;
+    model(|| {
+        let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+        let queue = Arc::new(Queue::new());
+        let producer = {
+            let (queue, drops) = (Arc::clone(&queue), Arc::clone(&drops));
+            thread::spawn(move || {
+                // SAFETY: every message is a `Counted`.
+                unsafe { queue.push::<Counted>(0, Counted(drops)) };
+            })
+        };
+        // SAFETY: this thread is the only consumer.
+        while unsafe { queue.len_upto(1) } == 0 {
+            thread::yield_now();
+        }
+        // SAFETY: this thread is the only consumer; the messages are `Counted`.
+        let dropped = unsafe { queue.drop_queued::<Counted>() };
+        assert_eq!(dropped, 1, "a claimed push waited for and dropped");
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        producer.join().unwrap();
+        // SAFETY: the producer is joined.
+        assert_eq!(unsafe { queue.drain::<Counted>() }, 0);
+    });
+}

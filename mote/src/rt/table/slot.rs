@@ -38,7 +38,7 @@ use parking_lot::Mutex;
 use parking_lot::MutexGuard;
 
 use super::extras::Extras;
-use crate::rt::mailbox::queue::{Node, Queue};
+use crate::rt::mailbox::queue::Queue;
 use crate::rt::sync::{AtomicU32, AtomicU64, Ordering, UnsafeCell};
 use crate::values::pid::ProcessId;
 
@@ -55,7 +55,7 @@ pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 const REF: u64 = 1 << 6;
 const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
-/// Longest queue walk when publishing the mailbox length.
+/// The most a published mailbox length says (the word it is published in is 32 bits).
 const PUBLISH_CAP: usize = 4096;
 
 /// How many messages one poll of a process may receive before it yields the thread.
@@ -247,7 +247,7 @@ impl Slot {
     ///
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and `drain`
-    /// drops `Node<M>`s for the process's message type `M`.
+    /// drops the messages of the process's message type `M`.
     pub(crate) unsafe fn occupy(&self, waker: Waker, drain: DrainFn) {
         // SAFETY: the slot is free: no reader of the waker or `drain` exists (the contract).
         let reused = self
@@ -298,26 +298,23 @@ impl Slot {
         value: M,
         pinned: bool,
     ) -> Result<Sent, M> {
-        let node = Node::boxed(tag, value);
         if pinned {
             let state = self.state.load(Ordering::Acquire);
             if state & ALIVE == 0 || self.serial() != serial {
-                // SAFETY: the node was never pushed.
-                return Err(unsafe { Node::<M>::unbox(node) });
+                return Err(value);
             }
             // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
             // guard keeps it from being recycled until we are done.
-            unsafe { self.queue.push(node) };
+            unsafe { self.queue.push::<M>(tag, value) };
             return Ok(self.notify());
         }
         let state = self.state.fetch_add(REF, Ordering::Acquire);
         if state & ALIVE == 0 || self.serial() != serial {
             self.release(REF);
-            // SAFETY: the node was never pushed.
-            return Err(unsafe { Node::<M>::unbox(node) });
+            return Err(value);
         }
         // SAFETY: the incarnation is alive and its type is `M` (the contract).
-        unsafe { self.queue.push(node) };
+        unsafe { self.queue.push::<M>(tag, value) };
         let sent = self.notify();
         self.release(REF);
         Ok(sent)
@@ -572,7 +569,7 @@ impl Slot {
         false
     }
 
-    /// The exact number of queued messages (owner-only: walks the whole queue).
+    /// The number of queued messages, pushes in progress included (owner-only).
     ///
     /// # Safety
     /// Called only by the process that owns this slot.
@@ -586,9 +583,9 @@ impl Slot {
         self.next_free.load(Ordering::Relaxed) as u64
     }
 
-    /// Owner-only: records the current queue length (counted up to a cap) for
-    /// introspection. `next_free` is only meaningful while the slot is free, so an occupied
-    /// slot lends it for this.
+    /// Owner-only: records the current queue length (capped) for introspection.
+    /// `next_free` is only meaningful while the slot is free, so an occupied slot lends it
+    /// for this.
     pub(crate) fn publish_len(&self, extra: usize) {
         // SAFETY: owner-only: we are the queue's consumer.
         let len = unsafe { self.queue.len_upto(PUBLISH_CAP) } + extra;
@@ -627,7 +624,7 @@ pub(crate) enum Drain {
 /// Drops the queued messages of a process whose message type is `M`.
 ///
 /// # Safety
-/// The slot's nodes are `Node<M>`. With [`Drain::Final`], no other thread touches the
+/// The slot's messages are `M`s. With [`Drain::Final`], no other thread touches the
 /// slot's queue; with [`Drain::Queued`], the caller is its consumer.
 pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
     // SAFETY: the caller's contract.
