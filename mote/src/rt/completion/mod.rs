@@ -44,10 +44,13 @@ const WATCHED: usize = 1 << 5;
 ///   waiter reads it once it has seen `COMPLETE` and set `DONE`. A producer that finds
 ///   `DONE` already set when it publishes (the waiter gave up meanwhile) takes its value
 ///   back: the waiter, having seen no `COMPLETE`, never reads it.
-/// * `waker`: the waiter writes it only while `WAKER` is clear (set it afterwards, then
-///   look for `COMPLETE` in what that returns); while `WAKER` is set both sides only read
-///   it (a producer that completes wakes it by reference). It is dropped with the slot, or
-///   by a waiter that gave up before any outcome (no producer will wake it then).
+/// * `waker`: the waiter writes it only while `WAKER` is clear (sets `WAKER` afterwards,
+///   then looks for `COMPLETE` in what that returns); while `WAKER` is set it belongs to
+///   the producer that publishes, which takes it and wakes it (by value: no clone, no
+///   drop). The waiter never reads it: it remembers which waker it stored (see
+///   [`Waiter`]), and to store another it first clears `WAKER`, which tells it whether a
+///   producer got there first. A waker nobody took is dropped with the slot, or by a waiter
+///   that gave up before any outcome (no producer will take it then).
 pub(crate) struct Completion<T> {
     state: AtomicUsize,
     outcome: UnsafeCell<Option<Result<T, ExitReason>>>,
@@ -124,14 +127,13 @@ impl<T> Completion<T> {
             return Err(back.expect("written above"));
         }
         if before & WAKER != 0 {
-            // SAFETY: with `WAKER` set, the waker is only read, by both sides; the waiter
-            // writes it again only after clearing `WAKER`, which then tells it of
-            // `COMPLETE` (and it stops).
-            self.waker.with(|cell| {
-                if let Some(waker) = unsafe { &*cell } {
-                    waker.wake_by_ref();
-                }
-            });
+            // SAFETY: `WAKER` was set when `COMPLETE` went in: the waker is this producer's
+            // (the waiter touches it again only after clearing `WAKER`, which then tells
+            // it of `COMPLETE`, and it stops).
+            let waker = self.waker.with_mut(|cell| unsafe { (*cell).take() });
+            if let Some(waker) = waker {
+                waker.wake();
+            }
         }
         Ok(())
     }
@@ -212,12 +214,25 @@ impl<T: Send> ExitListener for Completion<T> {
 /// The waiting side of a [`Completion`]: there is one, and only it takes the outcome,
 /// registers a waker or gives up (which is what lets the waker cell go without a lock).
 /// Dropping it does not give up: see [`Waiter::close`].
-pub(crate) struct Waiter<T>(Arc<Completion<T>>);
+pub(crate) struct Waiter<T>(Arc<Completion<T>>, Registered);
+
+/// The waker the waiter stored (while `WAKER` is set), as the addresses
+/// [`Waker::will_wake`] compares: the waiter cannot read the cell, which belongs to the
+/// producer once `WAKER` is set. The stored clone keeps what they point to alive, so they
+/// cannot come to name another waker while it is there.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+struct Registered(usize, usize);
+
+impl Registered {
+    fn of(waker: &Waker) -> Self {
+        Registered(waker.data() as usize, waker.vtable() as *const _ as usize)
+    }
+}
 
 impl<T> Waiter<T> {
     /// A fresh completion and its waiter.
     pub(crate) fn new() -> Self {
-        Waiter(Arc::new(Completion::new()))
+        Waiter(Arc::new(Completion::new()), Registered::default())
     }
 
     /// The shared slot, for producers and watches.
@@ -243,14 +258,9 @@ impl<T> Waiter<T> {
         if state & COMPLETE != 0 {
             return Poll::Ready(self.take());
         }
+        let registered = Registered::of(cx.waker());
         if state & WAKER != 0 {
-            // SAFETY: with `WAKER` set the waker is only read (see the type's docs).
-            let same = self.0.waker.with(|cell| {
-                unsafe { &*cell }
-                    .as_ref()
-                    .is_some_and(|w| w.will_wake(cx.waker()))
-            });
-            if same {
+            if self.1 == registered {
                 return Poll::Pending;
             }
             let before = self.0.state.fetch_and(!WAKER, Ordering::AcqRel);
@@ -263,6 +273,7 @@ impl<T> Waiter<T> {
         self.0
             .waker
             .with_mut(|cell| unsafe { *cell = Some(cx.waker().clone()) });
+        self.1 = registered;
         // Release: the producer that sees `WAKER` sees the waker. Acquire: an outcome
         // published meanwhile (its producer saw no `WAKER` and will not wake us).
         let before = self.0.state.fetch_or(WAKER, Ordering::AcqRel);
