@@ -104,9 +104,11 @@ struct Armed {
 /// entry (a lock, an insert, a lock, a remove, a waker clone and drop) was about a sixth of
 /// a one-caller `server::call` round trip. An entry due no later than the new timeout, not
 /// yet due, and waking the same task serves the new timeout as it is: if it fires first,
-/// the waiter is woken once early and arms an entry for its own tick then. A spare nobody
-/// takes is removed when another takes its place (or its thread ends); until then it may
-/// wake its task once, spuriously, which a future always tolerates.
+/// the waiter is woken once early and arms an entry for its own tick then. Another task's
+/// timeout leaves the spare where it is (so callers taking turns on a thread pay what they
+/// paid before: one insert, one remove). A spare nobody takes is removed when another takes
+/// its place (or its thread ends); until then it may wake its task once, spuriously, which
+/// a future always tolerates.
 #[derive(Clone, Copy)]
 struct Spare {
     shard: &'static Shard<Waker>,
@@ -168,10 +170,15 @@ impl Armed {
         if let Some(spare) = SPARE.try_with(|s| s.0.take()).ok().flatten() {
             // Not yet due by a clock read taken after the driver's last one could have
             // fired it, so it is still in the wheel; due no later than this timeout.
-            if spare.tick > now && spare.tick <= due && spare.wakes(waker) {
+            if !spare.wakes(waker) {
+                // Another task's: left for it (it may be about to arm again), or for the
+                // next release on this thread to remove.
+                let _ = SPARE.try_with(|s| s.0.set(Some(spare)));
+            } else if spare.tick > now && spare.tick <= due {
                 return Some(Armed { entry: spare, due });
+            } else {
+                spare.shard.cancel(spare.key);
             }
-            spare.shard.cancel(spare.key);
         }
         let shard = Shard::current();
         let key = shard.arm_waker(due, waker)?;
@@ -482,8 +489,11 @@ mod tests {
             .poll(&mut Context::from_waker(&other))
             .is_pending());
         let (shard, other_key) = armed(t.as_mut()).unwrap();
-        assert!(!is_in_wheel(shard, early_key));
+        assert_ne!(other_key, early_key);
+        // Left for its own waker, until another release takes its place.
+        assert!(is_in_wheel(shard, early_key));
         drop(t);
+        assert!(!is_in_wheel(shard, early_key));
         let (shard, spare) = take_spare().unwrap();
         assert_eq!(spare, other_key);
         shard.cancel(spare);
