@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::process::handle::Process;
 use crate::process::spawn::SpawnOptions;
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{Completion, ExitWatch, Waiter};
 use crate::values::exit::{ExitReason, IntoExitReason};
 use crate::values::pid::Pid;
 
@@ -87,13 +87,13 @@ impl SpawnOptions {
         Fut: Future + Send + 'static,
         Fut::Output: IntoExitReason,
     {
-        let completion = Completion::new();
+        let mut completion = Waiter::new();
         let started = Started {
-            completion: Arc::clone(&completion),
+            completion: Arc::clone(completion.completion()),
         };
         let r = crate::rt::signals::new_ref();
         let pid = self
-            .watched_by(r, completion.clone())
+            .watched_by(r, completion.completion().clone())
             .spawn(move |p| f(p, started));
         let _watch = ExitWatch::spawned(pid.id(), r);
         completion.wait().await.map(|()| pid)

@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use super::job::{Job, JobError};
-use crate::rt::completion::Completion;
+use crate::rt::completion::{Completion, Waiter};
 use crate::rt::current::ending_reason;
 use crate::rt::runner::{panic_message, ExitNow};
 
@@ -77,8 +77,9 @@ where
 {
     /// A job for `future` and the handle that awaits its result.
     pub(crate) fn pair(future: F) -> (Envelope, Job<F::Output>) {
-        let completion = Completion::new();
-        let job = Job::new(Arc::clone(&completion));
+        let waiter = Waiter::new();
+        let completion = Arc::clone(waiter.completion());
+        let job = Job::new(waiter);
         let task = Task {
             future,
             settle: Settle {

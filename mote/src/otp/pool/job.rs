@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::rt::completion::Completion;
+use crate::rt::completion::Waiter;
 use crate::values::exit::ExitReason;
 
 /// Why a job has no result.
@@ -54,17 +54,17 @@ pub enum JobError {
 /// .unwrap();
 /// ```
 pub struct Job<R> {
-    completion: Arc<Completion<Result<R, JobError>>>,
+    completion: Waiter<Result<R, JobError>>,
 }
 
 impl<R> Job<R> {
-    pub(crate) fn new(completion: Arc<Completion<Result<R, JobError>>>) -> Self {
+    pub(crate) fn new(completion: Waiter<Result<R, JobError>>) -> Self {
         Job { completion }
     }
 
     /// A job that failed before it was queued.
     pub(crate) fn failed(error: JobError) -> Self {
-        let completion = Completion::new();
+        let completion = Waiter::new();
         let _ = completion.complete(Err(error));
         Job { completion }
     }
@@ -92,12 +92,15 @@ impl<R> Future for Job<R> {
     type Output = Result<R, JobError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.completion.poll_take(cx).map(|outcome| match outcome {
-            Ok(result) => result,
-            // Only a worker's exit fails the completion itself (see `Settle`); a poll after
-            // the outcome was taken also lands here, with `noproc`.
-            Err(reason) => Err(JobError::WorkerExited(reason)),
-        })
+        self.get_mut()
+            .completion
+            .poll_take(cx)
+            .map(|outcome| match outcome {
+                Ok(result) => result,
+                // Only a worker's exit fails the completion itself (see `Settle`); a poll after
+                // the outcome was taken also lands here, with `noproc`.
+                Err(reason) => Err(JobError::WorkerExited(reason)),
+            })
     }
 }
 

@@ -100,7 +100,7 @@ pub type StartError = PoolStartError;
 pub use dispatch::Dispatch;
 pub use job::{Job, JobError};
 
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{ExitWatch, Waiter};
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 use dispatch::Queues;
@@ -332,8 +332,8 @@ impl Pool {
 
     /// Waits for the manager (and so every worker) to end, for at most `timeout`.
     async fn manager_ended_within(&self, timeout: Duration) -> bool {
-        let ended = Completion::<()>::new();
-        let _watch = ExitWatch::new(self.handle.manager, &ended);
+        let mut ended = Waiter::<()>::new();
+        let _watch = ExitWatch::new(self.handle.manager, ended.completion());
         // A timer of mote's own tokio runtime, so this works from any async context.
         let mut sleep = std::pin::pin!(crate::process::sleep::deadline(timeout));
         std::future::poll_fn(|cx| {

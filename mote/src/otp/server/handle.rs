@@ -12,7 +12,7 @@ use super::request::{Handles, Request, Typed};
 use super::run::{Envelope, Msg};
 use super::Server;
 use crate::process::registry::RegistryError;
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{ExitWatch, Waiter};
 use crate::values::exit::ExitReason;
 use crate::values::pid::{Pid, ProcessId};
 
@@ -294,10 +294,7 @@ impl<S: Server> ServerRef<S> {
 
     /// The synchronous half of a call: send the request with its reply slot.
     #[allow(clippy::type_complexity)]
-    fn send_call(
-        &self,
-        request: S::Call,
-    ) -> Result<Arc<Completion<Result<S::Reply, NoReply>>>, CallError> {
+    fn send_call(&self, request: S::Call) -> Result<Waiter<Result<S::Reply, NoReply>>, CallError> {
         self.send_with(|from| Msg::Call(request, from))
     }
 
@@ -309,7 +306,7 @@ impl<S: Server> ServerRef<S> {
     fn send_with<T: Send + 'static>(
         &self,
         make: impl FnOnce(ReplyTo<T>) -> Msg<S>,
-    ) -> Result<Arc<Completion<Result<T, NoReply>>>, CallError> {
+    ) -> Result<Waiter<Result<T, NoReply>>, CallError> {
         if crate::self_id() == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
@@ -321,9 +318,9 @@ impl<S: Server> ServerRef<S> {
                 std::any::type_name::<T>(),
             ));
         }
-        let slot = Completion::new();
+        let mut slot = Waiter::new();
         let request = Envelope(make(ReplyTo {
-            slot: Some(Arc::clone(&slot)),
+            slot: Some(Arc::clone(slot.completion())),
             caller: crate::self_id(),
             server: self.pid.id(),
         }));
@@ -380,8 +377,8 @@ impl<S: Server> ServerRef<S> {
         if !self.pid.id().is_local() {
             return super::remote::stop(self.pid.id(), reason, timeout).await;
         }
-        let slot = Completion::<()>::new();
-        let watch = ExitWatch::new(self.pid.id(), &slot);
+        let mut slot = Waiter::<()>::new();
+        let watch = ExitWatch::new(self.pid.id(), slot.completion());
         if !watch.is_active() {
             return Err(StopError::NoProc);
         }
@@ -413,7 +410,7 @@ pub(super) enum Early {
 /// The waiting half of a call: the reply, or why none came.
 #[allow(clippy::type_complexity)]
 async fn wait_reply<T: Send + 'static>(
-    sent: Result<Arc<Completion<Result<T, NoReply>>>, Early>,
+    sent: Result<Waiter<Result<T, NoReply>>, Early>,
     timeout: Duration,
 ) -> Result<T, CallError> {
     let slot = match sent {
@@ -448,12 +445,12 @@ async fn wait_reply<T: Send + 'static>(
 /// Waits for a call's reply; closes the slot if dropped before it came (the caller was
 /// killed, a `select!` dropped the call), so a late reply is discarded and
 /// `ReplyTo::is_waiting` turns false.
-struct Waiting<T>(Option<Arc<Completion<T>>>);
+struct Waiting<T>(Option<Waiter<T>>);
 
 impl<T> Waiting<T> {
     /// Gives up: returns an outcome that arrived before, if any.
     fn close(&mut self) -> Option<Result<T, ExitReason>> {
-        self.0.take().and_then(|slot| slot.close())
+        self.0.take().and_then(|mut slot| slot.close())
     }
 }
 
@@ -461,7 +458,7 @@ impl<T> Future for Waiting<T> {
     type Output = Result<T, ExitReason>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let slot = self.0.as_ref().expect("polled after it ended");
+        let slot = self.0.as_mut().expect("polled after it ended");
         let outcome = std::task::ready!(slot.poll_take(cx));
         self.0 = None;
         Poll::Ready(outcome)

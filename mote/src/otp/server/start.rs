@@ -9,7 +9,7 @@ use super::{Context, Init, Server, ServerRef};
 use crate::process::handle::Process;
 use crate::process::registry::RegistryError;
 use crate::process::spawn::{SpawnError, SpawnOptions};
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{ExitWatch, Waiter};
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 
@@ -196,13 +196,14 @@ impl ServerOptions {
         if let Some(bound) = self.bound {
             spawn = spawn.mailbox_bound(bound);
         }
-        let started: Arc<Completion<Result<(), StartError>>> = Completion::new();
+        let mut started: Waiter<Result<(), StartError>> = Waiter::new();
         let r = crate::rt::signals::new_ref();
-        let ready = Arc::clone(&started);
+        let ready = Arc::clone(started.completion());
         let name = self.name;
         let tag = self.behaviour.unwrap_or(TypeId::of::<Envelope<S>>());
-        let pid = spawn.watched_by(r, started.clone()).try_spawn(
-            move |process: Process<Envelope<S>>| async move {
+        let pid = spawn
+            .watched_by(r, started.completion().clone())
+            .try_spawn(move |process: Process<Envelope<S>>| async move {
                 let mut server = server;
                 // Before `init`: what `init` starts may already look this server up by id.
                 let _ = crate::rt::signals::with_live(process.id(), |_, s| {
@@ -241,8 +242,7 @@ impl ServerOptions {
                     }
                     Err(_) => unreachable!("into_next keeps only ignore and stop"),
                 }
-            },
-        )?;
+            })?;
         let _watch = ExitWatch::spawned(pid.id(), r);
         let limit = self.start_timeout.unwrap_or(Duration::MAX);
         let outcome = match crate::rt::timeout_wheel::timeout(limit, started.wait()).await {

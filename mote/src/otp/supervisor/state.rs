@@ -9,7 +9,7 @@ use super::spec::{ChildKind, ChildSpec, Restart, Shutdown};
 use super::{ChildCounts, ChildInfo, Strategy, SupervisorError};
 use crate::otp::server::{Context, Next, ReplyTo, Server};
 use crate::otp::shutdown::shut_down;
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{ExitWatch, Waiter};
 use crate::values::exit::{Exit, ExitReason};
 use crate::values::pid::ProcessId;
 use crate::values::term::Term;
@@ -340,8 +340,8 @@ impl Server for SupState {
 async fn stop_process(pid: ProcessId, shutdown: Shutdown, ctx: &mut Context<SupState>) {
     // Unlinked first, so its end is not also taken for a failure to handle.
     ctx.process().unlink(pid);
-    let ended = Completion::<()>::new();
-    let _watch = ExitWatch::new(pid, &ended);
+    let mut ended = Waiter::<()>::new();
+    let _watch = ExitWatch::new(pid, ended.completion());
     let mut ended = std::pin::pin!(ended.wait());
     let _ = match shutdown {
         Shutdown::BrutalKill => {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::process::handle::Process;
 use crate::process::spawn::{SpawnError, SpawnOptions};
-use crate::rt::completion::{Completion, ExitWatch};
+use crate::rt::completion::{ExitWatch, Waiter};
 use crate::rt::signals;
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
@@ -47,7 +47,7 @@ use super::TaskError;
 /// .unwrap();
 /// ```
 pub struct Task<T> {
-    completion: Arc<Completion<T>>,
+    completion: Waiter<T>,
     watch: ExitWatch,
     /// The process this task was linked to when spawned: unlinked before the task is
     /// stopped through this handle, so that stopping it does not take that process down.
@@ -67,15 +67,15 @@ impl<T: Send + 'static> Task<T> {
             linked_to = Some(crate::self_id().ok_or(SpawnError::NotInProcess)?);
             options = options.linked();
         }
-        let completion = Completion::new();
-        let producer = Arc::clone(&completion);
+        let completion = Waiter::new();
+        let producer = Arc::clone(completion.completion());
         let r = signals::new_ref();
-        let pid = options.watched_by(r, completion.clone()).try_spawn(
-            move |_p: Process<()>| async move {
+        let pid = options
+            .watched_by(r, completion.completion().clone())
+            .try_spawn(move |_p: Process<()>| async move {
                 // Gives the value back if the waiter has given up: it is dropped here.
                 let _ = producer.complete(future.await);
-            },
-        )?;
+            })?;
         Ok(Task {
             completion,
             watch: ExitWatch::spawned(pid.id(), r),
@@ -247,7 +247,8 @@ impl<T> Future for Task<T> {
         if self.completion.is_done() {
             return Poll::Ready(Err(TaskError::AlreadyTaken));
         }
-        self.completion
+        self.get_mut()
+            .completion
             .poll_take(cx)
             .map(|r| r.map_err(TaskError::Exit))
     }

@@ -27,8 +27,15 @@ pub(super) fn now_tick() -> u64 {
 /// from the start, up to `Duration::MAX`): such a deadline is never reached, and the
 /// caller waits without limit.
 pub(crate) fn deadline_tick(duration: Duration) -> Option<u64> {
-    let at = start().elapsed().checked_add(duration)?;
-    millis_floor(at)?.checked_add(u64::from(at.subsec_nanos() % 1_000_000 != 0))
+    deadline_and_now(duration).map(|(deadline, _)| deadline)
+}
+
+/// [`deadline_tick`] and [`now_tick`] from one clock read.
+pub(super) fn deadline_and_now(duration: Duration) -> Option<(u64, u64)> {
+    let elapsed = start().elapsed();
+    let at = elapsed.checked_add(duration)?;
+    let deadline = millis_floor(at)?.checked_add(u64::from(at.subsec_nanos() % 1_000_000 != 0))?;
+    Some((deadline, millis_floor(elapsed).unwrap_or(u64::MAX)))
 }
 
 /// When `tick` begins; `None` if the clock cannot represent it (the driver then sleeps

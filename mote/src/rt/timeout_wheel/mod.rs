@@ -70,8 +70,8 @@ pin_project! {
 
     impl<F> PinnedDrop for Timeout<F> {
         fn drop(this: Pin<&mut Self>) {
-            if let State::Armed(shard, key) = *this.project().state {
-                shard.cancel(key);
+            if let State::Armed(armed) = *this.project().state {
+                armed.release();
             }
         }
     }
@@ -80,9 +80,120 @@ pin_project! {
 enum State {
     /// Not polled yet: the clock starts at the first poll.
     Unarmed,
-    Armed(&'static Shard<Waker>, Key),
+    Armed(Armed),
     /// No limit, or the limit passed.
     Idle,
+}
+
+/// A wheel entry that wakes this timeout's waiter, and the tick the timeout is due at.
+///
+/// The entry may be due earlier than the timeout (one reused from an earlier timeout of the
+/// same waiter, see [`Spare`]): when it fires first, the waiter finds its own tick not yet
+/// passed and arms a fresh entry.
+#[derive(Clone, Copy)]
+struct Armed {
+    entry: Spare,
+    /// The first tick at which this timeout has run out.
+    due: u64,
+}
+
+/// A wheel entry left armed by a timeout that ended first, kept for the next timeout of the
+/// same waker on this thread (one per thread).
+///
+/// A caller that makes call after call arms a timeout for each; inserting and removing an
+/// entry (a lock, an insert, a lock, a remove, a waker clone and drop) was about a sixth of
+/// a one-caller `server::call` round trip. An entry due no later than the new timeout, not
+/// yet due, and waking the same task serves the new timeout as it is: if it fires first,
+/// the waiter is woken once early and arms an entry for its own tick then. Another task's
+/// timeout leaves the spare where it is (so callers taking turns on a thread pay what they
+/// paid before: one insert, one remove). A spare nobody takes is removed when another takes
+/// its place (or its thread ends); until then it may wake its task once, spuriously, which
+/// a future always tolerates.
+#[derive(Clone, Copy)]
+struct Spare {
+    shard: &'static Shard<Waker>,
+    key: Key,
+    /// The entry's tick.
+    tick: u64,
+    /// Who the entry's waker wakes: its data and vtable pointers (what
+    /// [`Waker::will_wake`] compares). The entry holds a clone of that waker, so they
+    /// cannot name another waker while the entry is in the wheel.
+    /// Addresses only, never dereferenced (so the timeout stays `Send`).
+    data: usize,
+    vtable: usize,
+}
+
+impl Spare {
+    fn wakes(&self, waker: &Waker) -> bool {
+        let (data, vtable) = identity(waker);
+        self.data == data && self.vtable == vtable
+    }
+}
+
+/// What [`Waker::will_wake`] compares, as addresses.
+fn identity(waker: &Waker) -> (usize, usize) {
+    (waker.data() as usize, waker.vtable() as *const _ as usize)
+}
+
+/// This thread's [`Spare`]; removed from its wheel when the thread ends.
+struct SpareCell(Cell<Option<Spare>>);
+
+impl Drop for SpareCell {
+    fn drop(&mut self) {
+        if let Some(spare) = self.0.take() {
+            spare.shard.cancel(spare.key);
+        }
+    }
+}
+
+thread_local! {
+    static SPARE: SpareCell = const { SpareCell(Cell::new(None)) };
+}
+
+impl Armed {
+    /// The timeout ended (its future did, or it was dropped): keep the entry as this
+    /// thread's spare, removing the one it replaces.
+    fn release(self) {
+        let replaced = SPARE
+            .try_with(|spare| spare.0.replace(Some(self.entry)))
+            // The thread is ending: nothing will reuse it.
+            .unwrap_or(Some(self.entry));
+        if let Some(old) = replaced {
+            old.shard.cancel(old.key);
+        }
+    }
+
+    /// Arms a timeout due at `due` (an absolute tick; `now` is the last tick that has
+    /// passed): with this thread's spare entry if it fits, else a new one. `None` if `due`
+    /// has passed.
+    fn arm(due: u64, now: u64, waker: &Waker) -> Option<Armed> {
+        if let Some(spare) = SPARE.try_with(|s| s.0.take()).ok().flatten() {
+            // Not yet due by a clock read taken after the driver's last one could have
+            // fired it, so it is still in the wheel; due no later than this timeout.
+            if !spare.wakes(waker) {
+                // Another task's: left for it (it may be about to arm again), or for the
+                // next release on this thread to remove.
+                let _ = SPARE.try_with(|s| s.0.set(Some(spare)));
+            } else if spare.tick > now && spare.tick <= due {
+                return Some(Armed { entry: spare, due });
+            } else {
+                spare.shard.cancel(spare.key);
+            }
+        }
+        let shard = Shard::current();
+        let key = shard.arm_waker(due, waker)?;
+        let (data, vtable) = identity(waker);
+        Some(Armed {
+            entry: Spare {
+                shard,
+                key,
+                tick: due,
+                data,
+                vtable,
+            },
+            due,
+        })
+    }
 }
 
 impl<F: Future> Future for Timeout<F> {
@@ -91,26 +202,25 @@ impl<F: Future> Future for Timeout<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         if let Poll::Ready(out) = this.future.poll(cx) {
-            if let State::Armed(shard, key) = std::mem::replace(this.state, State::Idle) {
-                shard.cancel(key);
+            if let State::Armed(armed) = std::mem::replace(this.state, State::Idle) {
+                armed.release();
             }
             return Poll::Ready(Ok(out));
         }
-        match *this.state {
+        match this.state {
             // Zero: only whether the future is ready now, as a zero `recv_timeout` does.
             State::Unarmed if this.duration.is_zero() => {
                 *this.state = State::Idle;
                 Poll::Ready(Err(Elapsed))
             }
             State::Unarmed => {
-                let Some(tick) = clock::deadline_tick(*this.duration) else {
+                let Some((due, now)) = clock::deadline_and_now(*this.duration) else {
                     *this.state = State::Idle;
                     return Poll::Pending;
                 };
-                let shard = Shard::current();
-                match shard.arm_waker(tick, cx.waker()) {
-                    Some(key) => {
-                        *this.state = State::Armed(shard, key);
+                match Armed::arm(due, now, cx.waker()) {
+                    Some(armed) => {
+                        *this.state = State::Armed(armed);
                         Poll::Pending
                     }
                     None => {
@@ -119,12 +229,26 @@ impl<F: Future> Future for Timeout<F> {
                     }
                 }
             }
-            State::Armed(shard, key) => {
-                if shard.still_armed(key, cx.waker()) {
-                    Poll::Pending
-                } else {
-                    *this.state = State::Idle;
-                    Poll::Ready(Err(Elapsed))
+            State::Armed(armed) => {
+                if armed.entry.shard.still_armed(armed.entry.key, cx.waker()) {
+                    (armed.entry.data, armed.entry.vtable) = identity(cx.waker());
+                    return Poll::Pending;
+                }
+                // The entry fired: a reused one may have been due before this timeout.
+                let due = armed.due;
+                let now = clock::now_tick();
+                match (now < due)
+                    .then(|| Armed::arm(due, now, cx.waker()))
+                    .flatten()
+                {
+                    Some(rearmed) => {
+                        *this.state = State::Armed(rearmed);
+                        Poll::Pending
+                    }
+                    None => {
+                        *this.state = State::Idle;
+                        Poll::Ready(Err(Elapsed))
+                    }
                 }
             }
             // Either no limit, or it passed and the caller polls again: wait for the future.
@@ -297,7 +421,7 @@ mod tests {
     /// The shard and key a polled, pending timeout is armed with.
     fn armed<F>(t: Pin<&mut Timeout<F>>) -> Option<(&'static Shard<Waker>, Key)> {
         match t.project().state {
-            State::Armed(shard, key) => Some((*shard, *key)),
+            State::Armed(armed) => Some((armed.entry.shard, armed.entry.key)),
             _ => None,
         }
     }
@@ -307,8 +431,18 @@ mod tests {
         inner.wheel.as_mut().and_then(|w| w.get_mut(key)).is_some()
     }
 
+    /// This thread's spare entry, taken out (so that the next test starts without one).
+    fn take_spare() -> Option<(&'static Shard<Waker>, Key)> {
+        SPARE.with(|s| s.0.take()).map(|s| (s.shard, s.key))
+    }
+
+    /// A timeout that ends first leaves its entry as the thread's spare, which the next
+    /// timeout of the same waker takes as it is; another waker's timeout removes it.
     #[test]
-    fn ending_first_or_being_dropped_disarms() {
+    fn ending_first_or_being_dropped_leaves_one_spare_that_the_same_waker_reuses() {
+        if let Some((shard, key)) = take_spare() {
+            shard.cancel(key);
+        }
         let mut cx = Context::from_waker(Waker::noop());
         let (tx, rx) = tokio::sync::oneshot::channel::<u8>();
         let mut t = std::pin::pin!(timeout(Duration::from_secs(5), rx));
@@ -317,16 +451,88 @@ mod tests {
         assert!(is_in_wheel(shard, key));
         tx.send(7).unwrap();
         assert!(matches!(t.as_mut().poll(&mut cx), Poll::Ready(Ok(Ok(7)))));
-        assert!(!is_in_wheel(shard, key));
+        assert!(is_in_wheel(shard, key), "kept as the spare");
 
+        // The same waker, a later deadline: the spare serves it.
         let mut dropped = Box::pin(timeout(
-            Duration::from_secs(5),
+            Duration::from_secs(6),
             std::future::pending::<()>(),
         ));
         assert!(dropped.as_mut().poll(&mut cx).is_pending());
-        let (shard, key) = armed(dropped.as_mut()).unwrap();
+        assert_eq!(armed(dropped.as_mut()).map(|(_, k)| k), Some(key));
         drop(dropped);
+        assert!(is_in_wheel(shard, key), "kept as the spare again");
+
+        // An earlier deadline cannot use it: it is removed, a new entry is armed.
+        let mut early = Box::pin(timeout(
+            Duration::from_secs(1),
+            std::future::pending::<()>(),
+        ));
+        assert!(early.as_mut().poll(&mut cx).is_pending());
+        let (_, early_key) = armed(early.as_mut()).unwrap();
+        assert_ne!(early_key, key);
         assert!(!is_in_wheel(shard, key));
+        drop(early);
+
+        // Another waker cannot use the spare either.
+        struct Other;
+        impl std::task::Wake for Other {
+            fn wake(self: std::sync::Arc<Self>) {}
+        }
+        let other = Waker::from(std::sync::Arc::new(Other));
+        let mut t = Box::pin(timeout(
+            Duration::from_secs(5),
+            std::future::pending::<()>(),
+        ));
+        assert!(t
+            .as_mut()
+            .poll(&mut Context::from_waker(&other))
+            .is_pending());
+        let (shard, other_key) = armed(t.as_mut()).unwrap();
+        assert_ne!(other_key, early_key);
+        // Left for its own waker, until another release takes its place.
+        assert!(is_in_wheel(shard, early_key));
+        drop(t);
+        assert!(!is_in_wheel(shard, early_key));
+        let (shard, spare) = take_spare().unwrap();
+        assert_eq!(spare, other_key);
+        shard.cancel(spare);
+        assert!(!is_in_wheel(shard, spare));
+    }
+
+    /// A timeout served by a reused entry due before its own deadline is woken then, and
+    /// neither ends early nor loses its limit: it ends at its own deadline.
+    #[test]
+    fn a_reused_entry_due_early_neither_ends_the_timeout_early_nor_loses_it() {
+        let local = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        local.block_on(async {
+            let mut first = std::pin::pin!(timeout(
+                Duration::from_millis(30),
+                tokio::time::sleep(Duration::from_millis(1))
+            ));
+            std::future::poll_fn(|cx| Poll::Ready(first.as_mut().poll(cx).is_pending())).await;
+            let (_, key) = armed(first.as_mut()).unwrap();
+            assert_eq!(first.await, Ok(()));
+            let start = Instant::now();
+            let mut second = std::pin::pin!(timeout(
+                Duration::from_millis(300),
+                std::future::pending::<()>()
+            ));
+            std::future::poll_fn(|cx| Poll::Ready(second.as_mut().poll(cx).is_pending())).await;
+            assert_eq!(
+                armed(second.as_mut()).unwrap().1,
+                key,
+                "the entry is reused"
+            );
+            assert_eq!(second.await, Err(Elapsed));
+            assert!(start.elapsed() >= Duration::from_millis(300));
+        });
+        if let Some((shard, key)) = take_spare() {
+            shard.cancel(key);
+        }
     }
 
     #[test]
