@@ -152,3 +152,38 @@ pub(crate) fn dekker_load_ptr<T>(atomic: &AtomicPtr<T>) -> *mut T {
     #[cfg(not(loom))]
     atomic.load(Ordering::SeqCst)
 }
+
+/// What the threaded models of the runtime's atomic protocols share: with `--cfg loom`,
+/// loom's `model` and threads; without, the same bodies run many times on real threads
+/// (fewer under miri, which is slow but checks every access).
+#[cfg(test)]
+pub(crate) mod models {
+    use std::sync::Arc;
+    use std::task::Wake;
+
+    #[cfg(loom)]
+    pub(crate) use loom::{model, thread};
+    #[cfg(not(loom))]
+    pub(crate) use std::thread;
+
+    /// Without loom: the body, run over and over on real threads.
+    #[cfg(not(loom))]
+    pub(crate) fn model(body: impl Fn()) {
+        for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
+            body();
+        }
+    }
+
+    /// A task's waker that unparks the thread standing for the task. A lost wake-up leaves
+    /// that thread parked forever, which loom reports as a deadlock.
+    pub(crate) struct Unpark(pub(crate) thread::Thread);
+
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+}

@@ -11,35 +11,11 @@
 //! under miri, see `.ci/run`).
 
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-
-#[cfg(loom)]
-use loom::{model, thread};
-#[cfg(not(loom))]
-use std::thread;
+use std::task::{Context, Poll, Waker};
 
 use super::Waiter;
+use crate::rt::sync::models::{model, thread, Unpark};
 use crate::values::exit::ExitReason;
-
-/// Without loom: the body, run over and over on real threads.
-#[cfg(not(loom))]
-fn model(body: impl Fn()) {
-    for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
-        body();
-    }
-}
-
-/// A waker that unparks the waiting thread.
-struct Unpark(thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
-    }
-}
 
 fn unparker() -> Waker {
     Waker::from(Arc::new(Unpark(thread::current())))

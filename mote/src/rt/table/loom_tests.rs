@@ -8,37 +8,12 @@
 //! slot code for undefined behaviour and data races.
 
 use std::sync::Arc;
-use std::task::{Wake, Waker};
+use std::task::Waker;
 
-#[cfg(loom)]
-use loom::{model, thread};
-#[cfg(not(loom))]
-use std::thread;
-
-/// Without loom: the body, run over and over on real threads (fewer times under miri,
-/// which is slow but checks every access).
-#[cfg(not(loom))]
-fn model(body: impl Fn()) {
-    for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
-        body();
-    }
-}
+use crate::rt::sync::models::{model, thread, Unpark as Flag};
 
 use crate::rt::table::slot::drain;
 use crate::rt::table::Slot;
-
-/// The receiver's "task": waking it unparks its thread. A lost wake-up leaves the receiver
-/// parked forever, which loom reports as a deadlock.
-struct Flag(thread::Thread);
-
-impl Wake for Flag {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
-    }
-}
 
 /// Receives `n` messages the way a process does: pop, else park and wait for the wake.
 fn receive(slot: &Slot, n: usize) -> Vec<u32> {
