@@ -843,7 +843,6 @@ pub(crate) fn cast<M: Send + 'static>(server: ServerAddress<'_>, message: M) {
     }
 }
 
-/// A send to the process registered as `name` on node `node`; dropped without a transport.
 /// Waits while the connection to node `node` is busy (see [`Transport::busy`]).
 pub(crate) async fn writable(node: u32) {
     if let Some(wait) = TRANSPORT.get().and_then(|t| t.busy(node)) {
@@ -851,6 +850,7 @@ pub(crate) async fn writable(node: u32) {
     }
 }
 
+/// A send to the process registered as `name` on node `node`; dropped without a transport.
 pub(crate) fn send_named<M: Send + 'static>(node: u32, name: &Atom, message: M) {
     if let (Some(transport), Some(message)) = (TRANSPORT.get(), remote_message(message)) {
         transport.send_named(node, name, message)

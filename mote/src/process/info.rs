@@ -39,7 +39,7 @@ pub struct ProcessInfo {
     /// What it is doing.
     pub status: Status,
     /// Messages waiting in its mailbox, as the process last published it (when it last
-    /// waited in or yielded from a receive; counted up to 4096). Counting every send would
+    /// waited in or yielded from a receive). Counting every send would
     /// cost a locked instruction per message; `Process::mailbox_len` is exact.
     pub mailbox_len: u64,
     /// Processes linked to it.

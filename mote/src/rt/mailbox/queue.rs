@@ -554,16 +554,15 @@ impl Queue {
         dekker_load_u64(&self.tail) == head
     }
 
-    /// The number of queued messages (pushes in progress included), counting at most
-    /// `cap`.
+    /// The number of queued messages (pushes in progress included).
     ///
     /// # Safety
     /// Only the single consumer calls this.
-    pub(crate) unsafe fn len_upto(&self, cap: usize) -> usize {
+    pub(crate) unsafe fn len(&self) -> usize {
         // SAFETY: the caller's contract.
         let head = unsafe { self.head_position() };
         let len = self.tail.load(Ordering::Acquire) - head;
-        usize::try_from(len).unwrap_or(usize::MAX).min(cap)
+        usize::try_from(len).unwrap_or(usize::MAX)
     }
 
     /// Drops every message queued now, waiting for the pushes in progress (position
@@ -782,8 +781,8 @@ mod tests {
             }
             // SAFETY: single-threaded: we are the consumer; the messages are `M`s.
             unsafe {
-                assert_eq!(queue.len_upto(usize::MAX), n as usize);
-                assert_eq!(queue.len_upto(3), 3.min(n as usize));
+                assert_eq!(queue.len(), n as usize);
+                assert_eq!(queue.len().min(3), 3.min(n as usize));
                 for i in 0..n {
                     let tag = if i % 7 == 3 { i + 1 } else { 0 };
                     assert_eq!(queue.pop::<M>(), Some((tag, make(i))), "round {round}");

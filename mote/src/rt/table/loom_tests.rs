@@ -251,7 +251,7 @@ fn loom_queue_drop_queued_waits_for_a_claimed_push() {
             })
         };
         // SAFETY: this thread is the only consumer.
-        while unsafe { queue.len_upto(1) } == 0 {
+        while unsafe { queue.len() } == 0 {
             thread::yield_now();
         }
         // SAFETY: this thread is the only consumer; the messages are `Counted`.

@@ -55,8 +55,6 @@ pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 const REF: u64 = 1 << 6;
 const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
-/// The most a published mailbox length says (the word it is published in is 32 bits).
-const PUBLISH_CAP: usize = 4096;
 
 /// How many messages one poll of a process may receive before it yields the thread.
 const BUDGET: u32 = 512;
@@ -575,7 +573,7 @@ impl Slot {
     /// Called only by the process that owns this slot.
     pub(crate) unsafe fn mailbox_len(&self) -> usize {
         // SAFETY: owner-only (the contract): we are the queue's consumer.
-        unsafe { self.queue.len_upto(usize::MAX) }
+        unsafe { self.queue.len() }
     }
 
     /// The queue length the owner last published (see `publish_len`).
@@ -583,12 +581,12 @@ impl Slot {
         self.next_free.load(Ordering::Relaxed) as u64
     }
 
-    /// Owner-only: records the current queue length (capped) for introspection.
+    /// Owner-only: records the current queue length for introspection (up to `u32::MAX`).
     /// `next_free` is only meaningful while the slot is free, so an occupied slot lends it
     /// for this.
     pub(crate) fn publish_len(&self, extra: usize) {
         // SAFETY: owner-only: we are the queue's consumer.
-        let len = unsafe { self.queue.len_upto(PUBLISH_CAP) } + extra;
+        let len = unsafe { self.queue.len() } + extra;
         self.next_free
             .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
     }
