@@ -132,6 +132,7 @@ mod rt {
     pub(crate) mod sync;
     pub(crate) mod table;
     pub(crate) mod timeout_wheel;
+    pub(crate) mod waker_id;
 }
 
 /// The public process core: what a program needs to run processes, built on `rt`. The

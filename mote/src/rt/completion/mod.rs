@@ -15,6 +15,7 @@ use std::task::{Context, Poll, Waker};
 use crate::rt::signals;
 use crate::rt::sync::{AtomicUsize, Mutex, Ordering, UnsafeCell};
 use crate::rt::table::extras::ExitListener;
+use crate::rt::waker_id::WakerId;
 use crate::values::exit::ExitReason;
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::ProcessId;
@@ -214,25 +215,15 @@ impl<T: Send> ExitListener for Completion<T> {
 /// The waiting side of a [`Completion`]: there is one, and only it takes the outcome,
 /// registers a waker or gives up (which is what lets the waker cell go without a lock).
 /// Dropping it does not give up: see [`Waiter::close`].
-pub(crate) struct Waiter<T>(Arc<Completion<T>>, Registered);
-
-/// The waker the waiter stored (while `WAKER` is set), as the addresses
-/// [`Waker::will_wake`] compares: the waiter cannot read the cell, which belongs to the
-/// producer once `WAKER` is set. The stored clone keeps what they point to alive, so they
-/// cannot come to name another waker while it is there.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-struct Registered(usize, usize);
-
-impl Registered {
-    fn of(waker: &Waker) -> Self {
-        Registered(waker.data() as usize, waker.vtable() as *const _ as usize)
-    }
-}
+///
+/// Its second field is the waker it stored (while `WAKER` is set): the waiter cannot read
+/// the cell, which belongs to the producer once `WAKER` is set.
+pub(crate) struct Waiter<T>(Arc<Completion<T>>, WakerId);
 
 impl<T> Waiter<T> {
     /// A fresh completion and its waiter.
     pub(crate) fn new() -> Self {
-        Waiter(Arc::new(Completion::new()), Registered::default())
+        Waiter(Arc::new(Completion::new()), WakerId::default())
     }
 
     /// The shared slot, for producers and watches.
@@ -258,7 +249,7 @@ impl<T> Waiter<T> {
         if state & COMPLETE != 0 {
             return Poll::Ready(self.take());
         }
-        let registered = Registered::of(cx.waker());
+        let registered = WakerId::of(cx.waker());
         if state & WAKER != 0 {
             if self.1 == registered {
                 return Poll::Pending;

@@ -34,6 +34,8 @@ use tokio::sync::Notify;
 
 use wheel::Wheel;
 
+use crate::rt::waker_id::WakerId;
+
 /// What a wheel holds: something to do when its tick comes.
 pub(crate) trait Due: Send + 'static {
     /// Called once, with no lock held, when the entry's tick has passed.
@@ -115,24 +117,8 @@ struct Spare {
     key: Key,
     /// The entry's tick.
     tick: u64,
-    /// Who the entry's waker wakes: its data and vtable pointers (what
-    /// [`Waker::will_wake`] compares). The entry holds a clone of that waker, so they
-    /// cannot name another waker while the entry is in the wheel.
-    /// Addresses only, never dereferenced (so the timeout stays `Send`).
-    data: usize,
-    vtable: usize,
-}
-
-impl Spare {
-    fn wakes(&self, waker: &Waker) -> bool {
-        let (data, vtable) = identity(waker);
-        self.data == data && self.vtable == vtable
-    }
-}
-
-/// What [`Waker::will_wake`] compares, as addresses.
-fn identity(waker: &Waker) -> (usize, usize) {
-    (waker.data() as usize, waker.vtable() as *const _ as usize)
+    /// Who the entry's waker wakes (the entry holds a clone of that waker).
+    wakes: WakerId,
 }
 
 /// This thread's [`Spare`]; removed from its wheel when the thread ends.
@@ -170,7 +156,7 @@ impl Armed {
         if let Some(spare) = SPARE.try_with(|s| s.0.take()).ok().flatten() {
             // Not yet due by a clock read taken after the driver's last one could have
             // fired it, so it is still in the wheel; due no later than this timeout.
-            if !spare.wakes(waker) {
+            if spare.wakes != WakerId::of(waker) {
                 // Another task's: left for it (it may be about to arm again), or for the
                 // next release on this thread to remove.
                 let _ = SPARE.try_with(|s| s.0.set(Some(spare)));
@@ -182,14 +168,12 @@ impl Armed {
         }
         let shard = Shard::current();
         let key = shard.arm_waker(due, waker)?;
-        let (data, vtable) = identity(waker);
         Some(Armed {
             entry: Spare {
                 shard,
                 key,
                 tick: due,
-                data,
-                vtable,
+                wakes: WakerId::of(waker),
             },
             due,
         })
@@ -231,7 +215,7 @@ impl<F: Future> Future for Timeout<F> {
             }
             State::Armed(armed) => {
                 if armed.entry.shard.still_armed(armed.entry.key, cx.waker()) {
-                    (armed.entry.data, armed.entry.vtable) = identity(cx.waker());
+                    armed.entry.wakes = WakerId::of(cx.waker());
                     return Poll::Pending;
                 }
                 // The entry fired: a reused one may have been due before this timeout.
