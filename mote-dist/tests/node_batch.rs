@@ -45,6 +45,20 @@ fn message(i: u64) -> (u64, WireTerm) {
     (i, WireTerm::Binary(vec![(i % 251) as u8; size(i)].into()))
 }
 
+/// The shared mote node, and an `erl` node running `eval(name)`, a script that registers a
+/// process as `name` (a fresh `prefix` name) and prints `ready` once it has: the node, the
+/// name, the erl node's name and the erl OS process.
+async fn erl_running(
+    prefix: &str,
+    eval: impl Fn(&str) -> String,
+) -> (&'static Node, String, String, common::Proc) {
+    let (node, epmd_port) = node().await;
+    let (name, erl_name) = (unique(prefix), format!("{}@127.0.0.1", unique("erl")));
+    let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval(&name));
+    erl.expect("ready").await;
+    (node, name, erl_name, erl)
+}
+
 /// An Erlang collector registered as `name`: tells its pid to the first `{hello, P}`,
 /// links to it, traps exits and checks that `{I, Bin}` arrive with I = 0, 1, 2... and the
 /// right size and bytes, until an exit signal, which it prints with the count (`exit N Reason`).
@@ -75,17 +89,7 @@ fn a_burst_then_an_exit_signal_arrive_in_order() {
         return;
     }
     common::run(async {
-        let (node, epmd_port) = node().await;
-        let (name, erl_name) = (unique("coll"), format!("{}@127.0.0.1", unique("erl")));
-        let mut erl = erl(
-            "-name",
-            &erl_name,
-            COOKIE,
-            *epmd_port,
-            &[],
-            &collector_eval(&name),
-        );
-        erl.expect("ready").await;
+        let (node, name, erl_name, mut erl) = erl_running("coll", collector_eval).await;
         const N: u64 = 5_000;
         let node = node.clone();
         mote::spawn(move |mut p: Process<WireTerm>| async move {
@@ -118,17 +122,7 @@ fn a_tokio_task_send_between_buffered_sends_keeps_its_place() {
         return;
     }
     common::run(async {
-        let (node, epmd_port) = node().await;
-        let (name, erl_name) = (unique("coll"), format!("{}@127.0.0.1", unique("erl")));
-        let mut erl = erl(
-            "-name",
-            &erl_name,
-            COOKIE,
-            *epmd_port,
-            &[],
-            &collector_eval(&name),
-        );
-        erl.expect("ready").await;
+        let (node, name, erl_name, mut erl) = erl_running("coll", collector_eval).await;
         let handle = tokio::runtime::Handle::current();
         let node = node.clone();
         mote::spawn(move |mut p: Process<WireTerm>| async move {
@@ -175,15 +169,14 @@ fn a_send_then_receive_is_written_when_the_poll_ends() {
         return;
     }
     common::run(async {
-        let (node, epmd_port) = node().await;
-        let (name, erl_name) = (unique("echo"), format!("{}@127.0.0.1", unique("erl")));
-        let eval = format!(
-            "register({name}, self()), io:format(\"ready~n\"), \
-             Loop = fun L() -> receive {{P, M}} -> P ! M, L() after 30000 -> ok end end, \
-             Loop(), halt()."
-        );
-        let mut erl = erl("-name", &erl_name, COOKIE, *epmd_port, &[], &eval);
-        erl.expect("ready").await;
+        let (node, name, erl_name, _erl) = erl_running("echo", |name| {
+            format!(
+                "register({name}, self()), io:format(\"ready~n\"), \
+                 Loop = fun L() -> receive {{P, M}} -> P ! M, L() after 30000 -> ok end end, \
+                 Loop(), halt()."
+            )
+        })
+        .await;
         assert!(node.ping(&erl_name).await);
         let (tx, rx) = tokio::sync::oneshot::channel();
         let node = node.clone();

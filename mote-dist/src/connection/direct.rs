@@ -61,10 +61,11 @@ pub(crate) struct DirectWriter {
 
 #[derive(Debug, Default)]
 struct Pending {
-    /// Frames for the writer task (the socket did not take them). While any is here,
-    /// every new frame goes behind them, so `batch` is empty.
+    /// Bytes for the writer task (the socket did not take them): frames, pieces of frames
+    /// (see `Frame`), or what is left of them. While any is here, every new frame goes
+    /// behind them, so `batch` is empty.
     frames: VecDeque<Bytes>,
-    /// Bytes of the first frame already written.
+    /// Bytes of the first entry already written.
     offset: usize,
     /// Frames sent by processes whose polls have not ended yet.
     batch: Batch,
@@ -83,18 +84,19 @@ struct Batch {
 }
 
 impl Batch {
-    fn push(&mut self, frame: Bytes) {
-        self.len += frame.len();
-        if frame.len() >= COPY_LIMIT {
+    /// Appends a frame, or one piece of a frame (its pieces come in order).
+    fn push(&mut self, piece: Bytes) {
+        self.len += piece.len();
+        if piece.len() >= COPY_LIMIT {
             if !self.tail.is_empty() {
                 self.parts.push(self.tail.split().freeze());
             }
-            self.parts.push(frame);
+            self.parts.push(piece);
         } else {
             if self.tail.capacity() == 0 {
                 self.tail.reserve(BATCH_LIMIT);
             }
-            self.tail.extend_from_slice(&frame);
+            self.tail.extend_from_slice(&piece);
         }
     }
 
