@@ -48,7 +48,7 @@ use tokio::sync::oneshot;
 
 use super::connections::Shared;
 use super::Node;
-use crate::connection::{ControlMessage, DistMessage, DistSender, FrameBuilder, ProcessRef};
+use crate::connection::{ControlMessage, DistMessage, DistSender, Frame, FrameBuilder, ProcessRef};
 use crate::etf::{Atom, DecodeError, EncodeError, ErlPid, ErlRef, WireTerm};
 use crate::handshake::NodeName;
 use crate::node_table;
@@ -221,13 +221,14 @@ pub(crate) enum Replies {
 }
 
 impl Replies {
-    pub(crate) fn send(&self, frame: Bytes) {
+    pub(crate) fn send(&self, frame: impl Into<Frame>) {
         match self {
             Replies::Conn(sender) => {
                 // The connection closed: the caller's node saw it go down, nothing to do.
-                let _ = sender.send_now(frame);
+                let _ = sender.send_frame(frame.into());
             }
             Replies::Local => {
+                let frame = frame.into().into_contiguous();
                 match DistMessage::parse(frame.slice(4..), &Options::default().limits) {
                     Ok(msg) => match &msg.control {
                         ControlMessage::Send { to } | ControlMessage::SendSender { to, .. }
@@ -286,7 +287,7 @@ pub(crate) fn reply_frame<R: Serialize + ?Sized>(
     tag: &WireTerm,
     reply: &R,
     opts: &Options,
-) -> Result<Bytes, EncodeError> {
+) -> Result<Frame, EncodeError> {
     let control = match alias_of(tag) {
         Some(alias) => ControlMessage::AliasSend {
             from: sender,
@@ -299,7 +300,7 @@ pub(crate) fn reply_frame<R: Serialize + ?Sized>(
     };
     FrameBuilder::new(&control)?
         .payload(&(tag, reply), opts)?
-        .finish()
+        .finish_frame()
 }
 
 /// The alias in a tag of OTP 24's forms.
