@@ -20,7 +20,7 @@ use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::{check, ms_since};
 use crate::harness::params::Params;
 use anyhow::Result;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
@@ -54,7 +54,7 @@ pub struct CopyResults {
     /// Order-preserving dedup of the input.
     pub uniq: Vec<i64>,
     /// Value -> count.
-    pub freqs: HashMap<i64, u64>,
+    pub freqs: FxHashMap<i64, u64>,
     /// A Fisher–Yates shuffle of the input.
     pub shuffled: Vec<i64>,
 }
@@ -85,7 +85,7 @@ pub fn merge_uniq(mut parts: Vec<Vec<i64>>) -> Vec<i64> {
     if parts.len() == 1 {
         return parts.pop().expect("one part");
     }
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     parts
         .into_iter()
         .flatten()
@@ -94,7 +94,7 @@ pub fn merge_uniq(mut parts: Vec<Vec<i64>>) -> Vec<i64> {
 }
 
 /// The frequencies of the whole input from those of its chunks.
-pub fn merge_frequencies(parts: Vec<HashMap<i64, u64>>) -> HashMap<i64, u64> {
+pub fn merge_frequencies(parts: Vec<FxHashMap<i64, u64>>) -> FxHashMap<i64, u64> {
     let mut parts = parts.into_iter();
     let mut total = parts.next().unwrap_or_default();
     for part in parts {
