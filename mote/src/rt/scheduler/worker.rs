@@ -26,6 +26,9 @@ thread_local! {
 /// Queues a woken process task: on this worker's LIFO slot when called from a worker (the
 /// task just woken is likely to want the data the running task just wrote), at the back of
 /// its deque if the task yielded, and on the global injector from any other thread.
+///
+/// A task that lands in the deque wakes a sleeping worker only if the deque then holds two:
+/// this worker runs a lone one soon (see the scheduler's module docs).
 #[inline]
 pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
     let local = LOCAL.with(Cell::get);
@@ -44,6 +47,9 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
             None => return,
             Some(previous) => local.queue.push(previous),
         }
+    }
+    if local.queue.len() < 2 {
+        return;
     }
     // SAFETY: the scheduler outlives its workers (it is held by the global runtime).
     unsafe { &*local.scheduler }.notify();
@@ -78,12 +84,18 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
             lifo_streak = 0;
             local.queue.pop()
         });
-        match next.or_else(|| scheduler.steal(&local.queue, index)) {
-            Some(task) => {
-                task.run();
-                scheduler.count_task(index);
+        let next = next.or_else(|| scheduler.steal(&local.queue, index, false));
+        let next = match next {
+            Some(task) => Some(task),
+            None if scheduler.spin(index) => scheduler.steal(&local.queue, index, true),
+            None => {
+                scheduler.sleep(index);
+                None
             }
-            None => scheduler.sleep(index),
+        };
+        if let Some(task) = next {
+            task.run();
+            scheduler.count_task(index);
         }
     }
 }
