@@ -84,18 +84,24 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
             lifo_streak = 0;
             local.queue.pop()
         });
-        let next = next.or_else(|| scheduler.steal(&local.queue, index, false));
-        let next = match next {
-            Some(task) => Some(task),
-            None if scheduler.spin(index) => scheduler.steal(&local.queue, index, true),
-            None => {
-                scheduler.sleep(index);
-                None
-            }
-        };
-        if let Some(task) = next {
+        if let Some(task) = next.or_else(|| find_work(scheduler, &local.queue, index)) {
             task.run();
             scheduler.count_task(index);
         }
     }
+}
+
+/// Worker `me`'s queues are empty: steals, or spins and then steals, or sleeps (and returns
+/// `None` to look again). Out of line, so that the loop around a message hop stays small.
+#[cold]
+#[inline(never)]
+fn find_work(scheduler: &Scheduler, queue: &Worker<Runnable>, me: usize) -> Option<Runnable> {
+    if let Some(task) = scheduler.steal(queue, me, false) {
+        return Some(task);
+    }
+    if scheduler.spin(me) {
+        return scheduler.steal(queue, me, true);
+    }
+    scheduler.sleep(me);
+    None
 }
