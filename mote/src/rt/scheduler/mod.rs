@@ -67,6 +67,12 @@ const SPIN: Duration = Duration::from_micros(20);
 /// (tasks beyond the first, and the injector's, are taken at once). Several message hops:
 /// a busy owner runs such a task within a few of them, sooner than a migration pays off.
 const STEAL_GRACE: Duration = Duration::from_micros(2);
+/// A task pushed into a worker's queue wakes a sleeper only if the queue then holds this
+/// many, and a worker stays awake (and steals at once) for another worker's queue only if
+/// it holds this many: one alone is its owner's next but few. Both sides must use the same
+/// number, or a sleeper could miss work it was not woken for (the loom model in
+/// `sleepers.rs`).
+const WAKE_AT: usize = 2;
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
 const INJECTOR_INTERVAL: u32 = 61;
@@ -182,7 +188,7 @@ impl Scheduler {
                 if i == me {
                     !s.is_empty()
                 } else {
-                    s.len() >= 2
+                    s.len() >= WAKE_AT
                 }
             })
     }
@@ -330,7 +336,7 @@ impl Scheduler {
             let n = self.stealers.len();
             for offset in 1..n {
                 let victim = &self.stealers[(me + offset) % n];
-                if !any && victim.len() < 2 {
+                if !any && victim.len() < WAKE_AT {
                     continue;
                 }
                 match victim.steal_batch_and_pop(local) {

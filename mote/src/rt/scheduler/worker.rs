@@ -7,7 +7,7 @@ use async_task::Runnable;
 use crossbeam_deque::Worker;
 
 use super::lifo::LifoSlot;
-use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK};
+use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK, WAKE_AT};
 
 /// The queues of the worker running on this thread.
 struct Local {
@@ -48,7 +48,7 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
             Some(previous) => local.queue.push(previous),
         }
     }
-    if local.queue.len() < 2 {
+    if local.queue.len() < WAKE_AT {
         return;
     }
     // SAFETY: the scheduler outlives its workers (it is held by the global runtime).
