@@ -140,17 +140,12 @@ mod loom_tests {
         });
     }
 
+    /// With `WAKE_AT + 1` instead (the push wakes at one task more than the sleeper looks
+    /// for), loom reports the deadlock. That variant is not kept as a `should_panic` test:
+    /// loom's deadlock panic aborts the test process.
     #[test]
     fn loom_a_second_queued_task_wakes_a_sleeper() {
         queued_tasks_wake_a_sleeper(super::super::WAKE_AT);
-    }
-
-    /// The same with the push waking only at one task more than the sleeper waits for:
-    /// the model finds the sleeper stuck (so it checks the rule).
-    #[test]
-    #[should_panic]
-    fn loom_a_push_that_wakes_later_than_the_sleeper_looks_loses_the_work() {
-        queued_tasks_wake_a_sleeper(super::super::WAKE_AT + 1);
     }
 
     /// Two workers asleep, two pieces of work, each notified: both run.
