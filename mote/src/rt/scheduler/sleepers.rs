@@ -124,11 +124,7 @@ mod loom_tests {
                         }
                         continue;
                     }
-                    sleepers.sleep(
-                        || queue.load(Ordering::Acquire) >= WAKE_AT,
-                        || (),
-                        |()| (),
-                    );
+                    sleepers.sleep(|| queue.load(Ordering::Acquire) >= WAKE_AT, || (), |()| ());
                 })
             };
             for _ in 0..2 {
