@@ -165,6 +165,9 @@ pub struct WorkerMetrics {
     pub tasks_run: u64,
     /// Processes in its queue now (other threads may steal them).
     pub run_queue: usize,
+    /// Times it fell asleep for want of work (each wake-up from that costs a system call
+    /// in the thread that wakes it, and tens of microseconds).
+    pub sleeps: u64,
 }
 
 /// One process's counters (see [`process_info`](crate::process_info) for its links and
@@ -212,6 +215,7 @@ pub fn snapshot() -> RuntimeMetrics {
                     busy_ns: nanos(w.busy),
                     tasks_run: w.tasks,
                     run_queue: w.queued,
+                    sleeps: w.sleeps,
                 })
                 .collect();
             (uptime, workers, scheduler.injected())
@@ -346,6 +350,8 @@ mod export {
                 .absolute(w.busy_ns / 1000);
             ::metrics::counter!("mote_worker_tasks_total", "worker" => worker.clone())
                 .absolute(w.tasks_run);
+            ::metrics::counter!("mote_worker_sleeps_total", "worker" => worker.clone())
+                .absolute(w.sleeps);
             ::metrics::gauge!("mote_run_queue_length", "worker" => worker).set(w.run_queue as f64);
         }
         ::metrics::gauge!("mote_run_queue_length", "worker" => "global").set(m.global_queue as f64);
@@ -411,6 +417,11 @@ mod export {
                 "mote_worker_tasks_total",
                 Unit::Count,
                 "Process polls a scheduler thread ran"
+            );
+            describe_counter!(
+                "mote_worker_sleeps_total",
+                Unit::Count,
+                "Times a scheduler thread fell asleep for want of work"
             );
             describe_gauge!(
                 "mote_run_queue_length",

@@ -15,7 +15,26 @@
 //! injector by the watchdog (`watchdog.rs`, with the slot's handshake in `lifo.rs`), which
 //! wakes an idle worker for it. A task that yields (its receive budget ran out) goes to the
 //! back of the deque. Idle workers steal from the global injector and from each other, then
-//! sleep on a condition variable.
+//! spin for a while ([`SPIN`]) and only then sleep on a condition variable.
+//!
+//! Waking a sleeping thread costs a system call in the waker and tens of microseconds before
+//! the sleeper runs, far more than a message hop, so the scheduler wakes one only for work
+//! its owner cannot soon get to, and moves a process to another thread only for the same:
+//!
+//! - A task that goes to a worker's queue (displaced from the LIFO slot by a newer one, or
+//!   yielding) wakes a sleeper only if the queue then holds two tasks or more. The one task
+//!   is the owner's next but few: the owner never sleeps with its queue non-empty, and if
+//!   it stays inside one long poll the watchdog wakes a sleeper for the task, as it does for
+//!   one in the LIFO slot.
+//! - A thief takes at once from the injector and from a queue of two or more, but takes the
+//!   only task of another worker's queue only once it has sat there [`STEAL_GRACE`]: in a
+//!   request/reply exchange of three processes on two threads the displaced one is run by
+//!   its owner within a microsecond, while migrating it costs the cache misses of its state
+//!   and of every message after (the `workers steal` benchmark ran three times slower with
+//!   eager stealing and sleeping).
+//! - Spinning before sleeping ([`SPIN`], at most half the workers at a time) catches the
+//!   work that comes back soon without the wake-up's system call; sleepers are still woken
+//!   as before for work that is plenty (a queue of two, the injector).
 
 pub(crate) mod global;
 mod lifo;
@@ -23,7 +42,7 @@ mod sleepers;
 mod watchdog;
 mod worker;
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -39,6 +58,21 @@ pub(crate) use worker::schedule;
 
 /// Consecutive runs from the LIFO slot before the worker takes from its queue instead.
 const MAX_LIFO_STREAK: u32 = 3;
+/// How long a worker that found no work looks again before it sleeps. Longer than a
+/// message hop and a little computation (work that comes back within it costs no wake-up),
+/// short next to a time slice (an idle runtime burns little): 5 to 100 us all ran the
+/// `workers steal` benchmark at the same speed.
+const SPIN: Duration = Duration::from_micros(20);
+/// How long the only task in another worker's queue must wait there before a thief takes it
+/// (tasks beyond the first, and the injector's, are taken at once). Several message hops:
+/// a busy owner runs such a task within a few of them, sooner than a migration pays off.
+const STEAL_GRACE: Duration = Duration::from_micros(2);
+/// A task pushed into a worker's queue wakes a sleeper only if the queue then holds this
+/// many, and a worker stays awake (and steals at once) for another worker's queue only if
+/// it holds this many: one alone is its owner's next but few. Both sides must use the same
+/// number, or a sleeper could miss work it was not woken for (the loom model in
+/// `sleepers.rs`).
+const WAKE_AT: usize = 2;
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
 const INJECTOR_INTERVAL: u32 = 61;
@@ -55,6 +89,8 @@ pub(crate) struct Scheduler {
     /// task stuck behind a long poll.
     lifos: Box<[CachePadded<LifoSlot<Runnable>>]>,
     watchdog: Watchdog,
+    /// Workers spinning in [`Scheduler::spin`] now: at most half of them spin at a time.
+    spinning: CachePadded<AtomicUsize>,
 }
 
 /// One worker's record, written by that worker alone and read by anyone.
@@ -72,6 +108,8 @@ struct WorkerStats {
     slept_ns: AtomicU64,
     /// Tasks run (polls of processes).
     tasks: AtomicU64,
+    /// Times the worker fell asleep (blocked on the condition variable).
+    sleeps: AtomicU64,
 }
 
 /// A worker's figures, as [`Scheduler::worker_stats`] reads them.
@@ -83,6 +121,8 @@ pub(crate) struct WorkerSnapshot {
     pub(crate) tasks: u64,
     /// Tasks waiting in its queue (others can steal them).
     pub(crate) queued: usize,
+    /// Times it fell asleep.
+    pub(crate) sleeps: u64,
 }
 
 impl Scheduler {
@@ -103,6 +143,7 @@ impl Scheduler {
                     .collect()
             },
             watchdog: Watchdog::default(),
+            spinning: CachePadded::default(),
         });
         if workers > 1 {
             let scheduler = Arc::clone(&scheduler);
@@ -137,8 +178,74 @@ impl Scheduler {
         self.sleepers.notify();
     }
 
-    fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    /// Whether worker `me` must not sleep: the injector or its own queue holds a task, or
+    /// another worker's queue holds two or more (one alone is its owner's to run, see the
+    /// module docs). The sleep protocol pairs this look with [`Scheduler::notify`], which
+    /// pushers call exactly in these cases.
+    fn has_work(&self, me: usize) -> bool {
+        !self.injector.is_empty()
+            || self.stealers.iter().enumerate().any(|(i, s)| {
+                if i == me {
+                    !s.is_empty()
+                } else {
+                    s.len() >= WAKE_AT
+                }
+            })
+    }
+
+    /// Whether another worker than `me` has a task in its queue.
+    fn peer_has_task(&self, me: usize) -> bool {
+        self.stealers
+            .iter()
+            .enumerate()
+            .any(|(i, s)| i != me && !s.is_empty())
+    }
+
+    /// Called by worker `me` when it found no work: spins for up to [`SPIN`] looking for
+    /// some, and says whether to steal now. Returns false at once if half the workers are
+    /// spinning already (the rest sleep).
+    fn spin(&self, me: usize) -> bool {
+        let most = (self.stealers.len() / 2).max(1);
+        // Relaxed: a heuristic cap (a worker over it only sleeps sooner), not a protocol.
+        if self.spinning.fetch_add(1, Ordering::Relaxed) >= most {
+            self.spinning.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        let found = self.spin_for_work(me);
+        self.spinning.fetch_sub(1, Ordering::Relaxed);
+        found
+    }
+
+    fn spin_for_work(&self, me: usize) -> bool {
+        let start = Instant::now();
+        // Since when some other worker's queue has held a task, without a look between
+        // finding them all empty.
+        let mut waiting_since: Option<Instant> = None;
+        let mut spins: u32 = 0;
+        loop {
+            if self.has_work(me) || !self.lifos[me].peek().is_null() {
+                return true;
+            }
+            // The clock is read only every few looks while nothing waits (a look is a few
+            // loads of lines that are in cache until someone pushes).
+            if self.peer_has_task(me) {
+                let now = Instant::now();
+                let since = *waiting_since.get_or_insert(now);
+                if now - since >= STEAL_GRACE {
+                    return true;
+                }
+                if now - start >= SPIN {
+                    return false;
+                }
+            } else {
+                waiting_since = None;
+                if spins % 16 == 15 && start.elapsed() >= SPIN {
+                    return false;
+                }
+            }
+            spins = spins.wrapping_add(1);
+            std::hint::spin_loop();
+        }
     }
 
     /// Blocks the calling worker (number `me`) until there may be work.
@@ -150,8 +257,11 @@ impl Scheduler {
         self.sleepers.sleep(
             // The flush above may have woken a process into this worker's own LIFO slot
             // (a deferred drop that fails a call, say): not sleeping on it.
-            || self.has_work() || !self.lifos[me].peek().is_null(),
+            || self.has_work(me) || !self.lifos[me].peek().is_null(),
             || {
+                stats
+                    .sleeps
+                    .store(stats.sleeps.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
                 // Never 0, which means awake.
                 let asleep_at = self.nanos().max(1);
                 stats.write(|| stats.asleep_at.store(asleep_at, Ordering::Relaxed));
@@ -200,6 +310,7 @@ impl Scheduler {
                     busy: Duration::from_nanos(now.saturating_sub(slept + sleeping)),
                     tasks: stats.tasks.load(Ordering::Relaxed),
                     queued: stealer.len(),
+                    sleeps: stats.sleeps.load(Ordering::Relaxed),
                 }
             })
             .collect();
@@ -211,8 +322,10 @@ impl Scheduler {
         self.injector.len()
     }
 
-    /// Finds work for an idle worker: the injector first, then the other workers' queues.
-    fn steal(&self, local: &Worker<Runnable>, me: usize) -> Option<Runnable> {
+    /// Finds work for an idle worker: the injector first, then the other workers' queues,
+    /// passing over a queue that holds one task unless `any` (the thief has seen it wait
+    /// [`STEAL_GRACE`]).
+    fn steal(&self, local: &Worker<Runnable>, me: usize, any: bool) -> Option<Runnable> {
         loop {
             let mut retry = false;
             match self.injector.steal_batch_and_pop(local) {
@@ -222,7 +335,11 @@ impl Scheduler {
             }
             let n = self.stealers.len();
             for offset in 1..n {
-                match self.stealers[(me + offset) % n].steal_batch_and_pop(local) {
+                let victim = &self.stealers[(me + offset) % n];
+                if !any && victim.len() < WAKE_AT {
+                    continue;
+                }
+                match victim.steal_batch_and_pop(local) {
                     crossbeam_deque::Steal::Success(r) => return Some(r),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}

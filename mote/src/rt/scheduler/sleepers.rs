@@ -98,6 +98,52 @@ mod loom_tests {
         });
     }
 
+    /// The scheduler's rule for worker queues: a push wakes a sleeper only once the queue
+    /// holds [`WAKE_AT`](super::super::WAKE_AT) tasks, and a sleeper stays up for another
+    /// worker's queue only if it holds that many (a lone task is its owner's to run). Here
+    /// the owner pushes two tasks, notifying by the rule with `notify_at`, and then stays
+    /// inside a long poll (it never runs its queue): the other worker, looking for work or
+    /// asleep, must take one (a queue the sleeper was not woken for but does not wait on
+    /// would leave it asleep forever, which loom reports as a deadlock).
+    fn queued_tasks_wake_a_sleeper(notify_at: usize) {
+        use super::super::WAKE_AT;
+        loom::model(move || {
+            let sleepers = Arc::new(Sleepers::new());
+            // The owner's queue length.
+            let queue = Arc::new(AtomicUsize::new(0));
+            let thief = {
+                let (sleepers, queue) = (Arc::clone(&sleepers), Arc::clone(&queue));
+                thread::spawn(move || loop {
+                    let n = queue.load(Ordering::Acquire);
+                    if n >= WAKE_AT {
+                        if queue
+                            .compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire)
+                            .is_ok()
+                        {
+                            return;
+                        }
+                        continue;
+                    }
+                    sleepers.sleep(|| queue.load(Ordering::Acquire) >= WAKE_AT, || (), |()| ());
+                })
+            };
+            for _ in 0..2 {
+                if queue.fetch_add(1, Ordering::Release) + 1 >= notify_at {
+                    sleepers.notify();
+                }
+            }
+            thief.join().unwrap();
+        });
+    }
+
+    /// With `WAKE_AT + 1` instead (the push wakes at one task more than the sleeper looks
+    /// for), loom reports the deadlock. That variant is not kept as a `should_panic` test:
+    /// loom's deadlock panic aborts the test process.
+    #[test]
+    fn loom_a_second_queued_task_wakes_a_sleeper() {
+        queued_tasks_wake_a_sleeper(super::super::WAKE_AT);
+    }
+
     /// Two workers asleep, two pieces of work, each notified: both run.
     #[test]
     fn loom_two_workers_two_notifies() {

@@ -11,7 +11,9 @@
 //! hop's path) and LIFO slot. A worker whose counter has not moved since the last look
 //! while the same task has sat in its slot all along is inside one long poll; if another
 //! worker sleeps, the watchdog takes that task (the slot's handshake in `lifo.rs`) and puts
-//! it on the global injector, which wakes a sleeper to run it. The looks come every
+//! it on the global injector, which wakes a sleeper to run it. Likewise a worker inside
+//! one long poll with a task in its queue (one alone wakes no sleeper when pushed, see the
+//! scheduler's module docs): the watchdog wakes a sleeper, which steals it. The looks come every
 //! [`INTERVAL`] at first and back off, doubling up to [`MAX_INTERVAL`] while they move
 //! nothing, so a task is moved after at most about two of the longest intervals of waiting
 //! (and after a few milliseconds when the watchdog has just moved one). Message ping-pong, whose polls are short, triggers it
@@ -104,8 +106,9 @@ pub(super) fn run(scheduler: &Scheduler) {
     let watchdog = &scheduler.watchdog;
     let _ = watchdog.thread.set(std::thread::current());
     let workers = scheduler.lifos.len();
-    // Per worker: its task count and its slot's task at the last look.
-    let mut last: Vec<(u64, *mut ())> = vec![(0, std::ptr::null_mut()); workers];
+    // Per worker: its task count, its slot's task and whether its queue held a task, at the
+    // last look.
+    let mut last: Vec<(u64, *mut (), bool)> = vec![(0, std::ptr::null_mut(), false); workers];
     let mut interval = INTERVAL;
     loop {
         watchdog
@@ -118,8 +121,16 @@ pub(super) fn run(scheduler: &Scheduler) {
             let now = (
                 scheduler.stats[index].tasks.load(Ordering::Relaxed),
                 scheduler.lifos[index].peek(),
+                !scheduler.stealers[index].is_empty(),
             );
-            if someone_sleeps && !now.1.is_null() && now == *last {
+            // The owner has run no task since the last look and its queue held a task at
+            // both looks: the same task, waiting behind one long poll. Wake a sleeper to
+            // steal it.
+            if someone_sleeps && now.2 && now.0 == last.0 && last.2 {
+                scheduler.notify();
+                interval = INTERVAL;
+            }
+            if someone_sleeps && !now.1.is_null() && (now.0, now.1) == (last.0, last.1) {
                 // Stuck behind a poll that has lasted since the last look. If the owner is at
                 // its slot right now (it just finished the poll), leave the task to it.
                 if let Ok(Some(task)) = scheduler.lifos[index].steal() {

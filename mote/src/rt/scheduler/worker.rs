@@ -7,7 +7,7 @@ use async_task::Runnable;
 use crossbeam_deque::Worker;
 
 use super::lifo::LifoSlot;
-use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK};
+use super::{Scheduler, INJECTOR_INTERVAL, MAX_LIFO_STREAK, WAKE_AT};
 
 /// The queues of the worker running on this thread.
 struct Local {
@@ -26,6 +26,9 @@ thread_local! {
 /// Queues a woken process task: on this worker's LIFO slot when called from a worker (the
 /// task just woken is likely to want the data the running task just wrote), at the back of
 /// its deque if the task yielded, and on the global injector from any other thread.
+///
+/// A task that lands in the deque wakes a sleeping worker only if the deque then holds two:
+/// this worker runs a lone one soon (see the scheduler's module docs).
 #[inline]
 pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
     let local = LOCAL.with(Cell::get);
@@ -44,6 +47,9 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
             None => return,
             Some(previous) => local.queue.push(previous),
         }
+    }
+    if local.queue.len() < WAKE_AT {
+        return;
     }
     // SAFETY: the scheduler outlives its workers (it is held by the global runtime).
     unsafe { &*local.scheduler }.notify();
@@ -78,12 +84,24 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
             lifo_streak = 0;
             local.queue.pop()
         });
-        match next.or_else(|| scheduler.steal(&local.queue, index)) {
-            Some(task) => {
-                task.run();
-                scheduler.count_task(index);
-            }
-            None => scheduler.sleep(index),
+        if let Some(task) = next.or_else(|| find_work(scheduler, &local.queue, index)) {
+            task.run();
+            scheduler.count_task(index);
         }
     }
+}
+
+/// Worker `me`'s queues are empty: steals, or spins and then steals, or sleeps (and returns
+/// `None` to look again). Out of line, so that the loop around a message hop stays small.
+#[cold]
+#[inline(never)]
+fn find_work(scheduler: &Scheduler, queue: &Worker<Runnable>, me: usize) -> Option<Runnable> {
+    if let Some(task) = scheduler.steal(queue, me, false) {
+        return Some(task);
+    }
+    if scheduler.spin(me) {
+        return scheduler.steal(queue, me, true);
+    }
+    scheduler.sleep(me);
+    None
 }
