@@ -381,3 +381,4 @@ impl std::fmt::Debug for ExitWatch {
 
 #[cfg(test)]
 mod loom_tests;
+mod recycle;

@@ -59,6 +59,9 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
     LOCAL.with(|l| l.set(&local));
     let mut tick: u32 = 0;
     let mut lifo_streak = 0;
+    // The epoch pin lent to the task runs of a batch, and the runs so far.
+    let mut pinned: Option<crossbeam_epoch::Guard> = None;
+    let mut runs: u32 = 0;
     loop {
         tick = tick.wrapping_add(1);
         let next = if tick % INJECTOR_INTERVAL == 0 {
@@ -80,10 +83,41 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
         });
         match next.or_else(|| scheduler.steal(&local.queue, index)) {
             Some(task) => {
+                let guard = pinned.get_or_insert_with(crossbeam_epoch::pin);
+                crate::rt::current::lend_worker_guard(guard);
                 task.run();
+                crate::rt::current::drop_worker_guard();
                 scheduler.count_task(index);
+                runs = runs.wrapping_add(1);
+                if runs % PIN_BATCH == 0 {
+                    unpin(&mut pinned, runs);
+                }
             }
-            None => scheduler.sleep(index),
+            None => {
+                // Never asleep pinned: that would hold back the epoch, and so the
+                // recycling of every slot freed meanwhile, for as long as it sleeps.
+                unpin(&mut pinned, runs);
+                scheduler.sleep(index);
+            }
         }
+    }
+}
+
+/// How many task runs one epoch pin of a worker spans (see `current::lend_worker_guard`).
+/// A process poll used to pin and unpin on its own; a guard held longer only delays the
+/// recycling of what is freed meanwhile by the few runs left in its batch.
+const PIN_BATCH: u32 = 32;
+
+/// Drops the worker's pin, if it holds one. Every fourth batch it first hands its deferred
+/// frees to the global queue and collects some (`Guard::flush`): a pin made only once a
+/// batch would reach crossbeam's own collection (every 128th pin) 32 times less often than
+/// a pin per poll did, and slots freed by exiting processes would pile up.
+#[inline]
+fn unpin(pinned: &mut Option<crossbeam_epoch::Guard>, runs: u32) {
+    if let Some(guard) = pinned.take() {
+        if runs % (4 * PIN_BATCH) == 0 {
+            guard.flush();
+        }
+        drop(guard);
     }
 }
