@@ -307,7 +307,8 @@ impl<S: Server> ServerRef<S> {
         &self,
         make: impl FnOnce(ReplyTo<T>) -> Msg<S>,
     ) -> Result<Waiter<Result<T, NoReply>>, CallError> {
-        if crate::self_id() == Some(self.pid.id()) {
+        let caller = crate::self_id();
+        if caller == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
         // A typed request to another node's server: its types are not known to be serde.
@@ -321,7 +322,7 @@ impl<S: Server> ServerRef<S> {
         let mut slot = Waiter::reused();
         let request = Envelope(make(ReplyTo {
             slot: Some(Arc::clone(slot.completion())),
-            caller: crate::self_id(),
+            caller,
             server: self.pid.id(),
         }));
         match self.pid.send_or_return(request) {
