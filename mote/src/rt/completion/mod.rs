@@ -231,9 +231,33 @@ impl<T> Waiter<T> {
         &self.0
     }
 
+    /// Whether this waiter holds the only reference to the slot: then no producer, watch or
+    /// reply handle can reach it any more, and every access they made is ordered before the
+    /// caller's next ones (the acquire fence pairs with `Arc`'s releasing decrements).
+    ///
+    /// Not `Arc::get_mut`: its compare-exchange on the weak count (a locked instruction, to
+    /// fend off a `Weak` being made meanwhile) was as costly as the work it saves, and
+    /// nothing makes a `Weak` of a completion.
+    #[inline]
+    pub(crate) fn is_only_owner(&self) -> bool {
+        if Arc::strong_count(&self.0) != 1 || Arc::weak_count(&self.0) != 0 {
+            return false;
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        true
+    }
+
     /// Takes the outcome: after `COMPLETE` was seen, with acquire.
     fn take(&mut self) -> Result<T, ExitReason> {
-        self.0.state.fetch_or(DONE, Ordering::Relaxed);
+        if self.is_only_owner() {
+            // Nobody else can see the state word: a plain store will do, not a locked
+            // read-modify-write (a call's waiter is usually alone by now, the reply handle
+            // having let go as it replied).
+            let state = self.0.state.load(Ordering::Relaxed);
+            self.0.state.store(state | DONE, Ordering::Relaxed);
+        } else {
+            self.0.state.fetch_or(DONE, Ordering::Relaxed);
+        }
         // SAFETY: `COMPLETE` was seen with acquire, so the producer is done with the cell
         // (it takes a value back only if `DONE` came first, and it did not); `DONE` is set,
         // and this is the one waiter.

@@ -90,19 +90,13 @@ impl<T: 'static> Waiter<T> {
     /// this thread's next [`Waiter::reused`] if nobody else holds it, else lets go of it.
     #[inline]
     pub(crate) fn recycle(self) {
-        let Waiter(slot, _) = self;
-        // Not `Arc::get_mut`: its compare-exchange on the weak count (a locked instruction,
-        // to fend off a `Weak` being made meanwhile) was half of this function's cost, and
-        // nothing makes a `Weak` of a completion. Relaxed loads, then the acquire fence
-        // that orders every other owner's last use (before its releasing decrement) before
-        // our reset, as `Arc`'s own drop does.
-        if Arc::strong_count(&slot) != 1 || Arc::weak_count(&slot) != 0 {
+        if !self.is_only_owner() {
             return;
         }
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        let Waiter(slot, _) = self;
         // SAFETY: this `Arc` is the only one and no `Weak` exists, so no other reference to
         // the completion exists or can be made (a clone would need this `Arc`); the fence
-        // orders the other owners' accesses before this write.
+        // (in `is_only_owner`) orders the other owners' accesses before this write.
         let only = unsafe { &mut *Arc::as_ptr(&slot).cast_mut() };
         // Empty again: drops what may be left (a waker no producer took, a watch).
         *only = Completion::new();
