@@ -136,3 +136,31 @@ fn loom_a_slot_is_reset_only_after_its_other_owner_is_done_with_it() {
         producer.join().unwrap();
     });
 }
+
+/// A slot emptied for reuse ([`Waiter::emptied`]) keeps the waker its last wait registered:
+/// the next wait polled by the same task registers nothing, and the reply still wakes it
+/// (the producer wakes by reference, leaving the waker in place). An emptied slot that kept
+/// `WAKER` without the waker, or the waker without `WAKER`, parks the second wait forever.
+#[test]
+fn loom_a_reused_slot_wakes_through_the_waker_it_kept() {
+    model(|| {
+        let waker = unparker();
+        let mut waiter = Waiter::<u32>::new();
+        let producer = Arc::clone(waiter.completion());
+        let replier = thread::spawn(move || {
+            let _ = producer.complete(1);
+        });
+        assert_eq!(wait(&mut waiter, &waker), Ok(1));
+        replier.join().unwrap();
+        let mut waiter = waiter
+            .emptied()
+            .expect("the only owner once the replier is gone");
+        assert!(!waiter.is_done() && !waiter.is_ready());
+        let producer = Arc::clone(waiter.completion());
+        let replier = thread::spawn(move || {
+            let _ = producer.complete(2);
+        });
+        assert_eq!(wait(&mut waiter, &waker), Ok(2));
+        replier.join().unwrap();
+    });
+}

@@ -23,10 +23,11 @@ use super::{Completion, Waiter};
 use crate::rt::waker_id::WakerId;
 
 /// A kept slot: an `Arc<Completion<T>>` turned into a raw pointer, with its `T` and how to
-/// free it.
+/// free it, and who the waker it still holds wakes.
 struct Kept {
     of: TypeId,
     slot: *const (),
+    wakes: WakerId,
     /// Frees `slot` as the `Arc<Completion<T>>` it came from.
     free: unsafe fn(*const ()),
 }
@@ -67,7 +68,7 @@ impl<T: 'static> Waiter<T> {
             .try_with(|k| {
                 let kept = k.0.take()?;
                 if kept.of == of {
-                    return Some(kept.slot);
+                    return Some((kept.slot, kept.wakes));
                 }
                 // Another type's: left for it.
                 k.0.set(Some(kept));
@@ -78,9 +79,9 @@ impl<T: 'static> Waiter<T> {
         match kept {
             // SAFETY: kept by `keep` as an `Arc<Completion<T>>` (its type id is this `T`'s),
             // taken out of the cell, so ours alone.
-            Some(slot) => Waiter(
+            Some((slot, wakes)) => Waiter(
                 unsafe { Arc::from_raw(slot.cast::<Completion<T>>()) },
-                WakerId::default(),
+                wakes,
             ),
             None => Waiter::new(),
         }
@@ -90,21 +91,15 @@ impl<T: 'static> Waiter<T> {
     /// this thread's next [`Waiter::reused`] if nobody else holds it, else lets go of it.
     #[inline]
     pub(crate) fn recycle(self) {
-        if !self.is_only_owner() {
+        let Some(Waiter(slot, wakes)) = self.emptied() else {
             return;
-        }
-        let Waiter(slot, _) = self;
-        // SAFETY: this `Arc` is the only one and no `Weak` exists, so no other reference to
-        // the completion exists or can be made (a clone would need this `Arc`); the fence
-        // (in `is_only_owner`) orders the other owners' accesses before this write.
-        let only = unsafe { &mut *Arc::as_ptr(&slot).cast_mut() };
-        // Empty again: drops what may be left (a waker no producer took, a watch).
-        *only = Completion::new();
+        };
         let raw = Arc::into_raw(slot).cast::<()>();
         let replaced = KEPT.try_with(|k| {
             k.0.replace(Some(Kept {
                 of: TypeId::of::<Completion<T>>(),
                 slot: raw,
+                wakes,
                 free: free::<T>,
             }))
         });
