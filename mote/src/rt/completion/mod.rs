@@ -131,11 +131,11 @@ impl<T> Completion<T> {
             return Err(back.expect("written above"));
         }
         if before & WAKER != 0 {
-            // SAFETY: `WAKER` was set when `COMPLETE` went in: the waiter wrote the waker
-            // before setting it (we acquired that) and writes the cell again only after
-            // clearing `WAKER`, which then tells it of `COMPLETE`, and it stops; nothing
-            // else writes it while a producer holds the slot.
             self.waker.with(|cell| {
+                // SAFETY: `WAKER` was set when `COMPLETE` went in: the waiter wrote the
+                // waker before setting it (we acquired that) and writes the cell again
+                // only after clearing `WAKER`, which then tells it of `COMPLETE`, and it
+                // stops; nothing else writes it while a producer holds the slot.
                 if let Some(waker) = unsafe { &*cell } {
                     waker.wake_by_ref();
                 }
