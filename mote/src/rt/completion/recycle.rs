@@ -4,7 +4,8 @@
 //! A call's slot is shared by the caller's [`Waiter`] and the server's reply handle, so it
 //! lives in an `Arc`. The reply handle lets go of it when it replies, before the caller takes
 //! the reply; so when the caller is done, its `Waiter` is usually the only owner left, and
-//! the slot can serve the caller's next call as it is (reset to empty). A caller making
+//! the slot can serve the caller's next call as it is (emptied, its waker kept: see
+//! [`Waiter::emptied`]). A caller making
 //! call after call then allocates nothing: `malloc`, `free` and `Arc`'s `drop_slow` were
 //! about 5% of a one-caller `server::call` round trip.
 //!
