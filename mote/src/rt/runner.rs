@@ -55,13 +55,19 @@ where
         };
         // The guard spans the whole poll: sends made by the process skip per-message
         // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
-        // Spawns move it forward now and then (`current::repin`).
-        let mut guard = crossbeam_epoch::pin();
+        // Spawns move it forward now and then (`current::repin`). On a scheduler worker it
+        // is the worker's, held across a batch of task runs.
+        let mut own = None;
+        // SAFETY: used only in this poll, on this thread, and through this one reference.
+        let guard = match unsafe { current::worker_guard() } {
+            Some(lent) => lent,
+            None => own.insert(crossbeam_epoch::pin()),
+        };
         // User `tracing` calls inside the process carry its pid. With no subscriber (or none
         // at TRACE) this is one relaxed load and a predictable branch.
         let span = tracing::trace_span!("process", pid = %slot.id());
         let _entered = span.enter();
-        current::enter(slot, &mut guard);
+        current::enter(slot, guard);
         slot.begin_poll();
         // Ended by an exit signal: not a crash. Ended by its own code: maybe one.
         let mut own_end = true;

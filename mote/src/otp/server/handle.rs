@@ -307,7 +307,8 @@ impl<S: Server> ServerRef<S> {
         &self,
         make: impl FnOnce(ReplyTo<T>) -> Msg<S>,
     ) -> Result<Waiter<Result<T, NoReply>>, CallError> {
-        if crate::self_id() == Some(self.pid.id()) {
+        let caller = crate::self_id();
+        if caller == Some(self.pid.id()) {
             return Err(CallError::CallingSelf);
         }
         // A typed request to another node's server: its types are not known to be serde.
@@ -318,10 +319,10 @@ impl<S: Server> ServerRef<S> {
                 std::any::type_name::<T>(),
             ));
         }
-        let mut slot = Waiter::new();
+        let mut slot = Waiter::reused();
         let request = Envelope(make(ReplyTo {
             slot: Some(Arc::clone(slot.completion())),
-            caller: crate::self_id(),
+            caller,
             server: self.pid.id(),
         }));
         match self.pid.send_or_return(request) {
@@ -444,28 +445,34 @@ async fn wait_reply<T: Send + 'static>(
 
 /// Waits for a call's reply; closes the slot if dropped before it came (the caller was
 /// killed, a `select!` dropped the call), so a late reply is discarded and
-/// `ReplyTo::is_waiting` turns false.
-struct Waiting<T>(Option<Waiter<T>>);
+/// `ReplyTo::is_waiting` turns false. Done with the slot, it hands it back for the thread's
+/// next call ([`Waiter::recycle`]).
+struct Waiting<T: 'static>(Option<Waiter<T>>);
 
-impl<T> Waiting<T> {
+impl<T: 'static> Waiting<T> {
     /// Gives up: returns an outcome that arrived before, if any.
     fn close(&mut self) -> Option<Result<T, ExitReason>> {
-        self.0.take().and_then(|mut slot| slot.close())
+        let mut slot = self.0.take()?;
+        let outcome = slot.close();
+        slot.recycle();
+        outcome
     }
 }
 
-impl<T> Future for Waiting<T> {
+impl<T: 'static> Future for Waiting<T> {
     type Output = Result<T, ExitReason>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let slot = self.0.as_mut().expect("polled after it ended");
         let outcome = std::task::ready!(slot.poll_take(cx));
-        self.0 = None;
+        if let Some(slot) = self.0.take() {
+            slot.recycle();
+        }
         Poll::Ready(outcome)
     }
 }
 
-impl<T> Drop for Waiting<T> {
+impl<T: 'static> Drop for Waiting<T> {
     fn drop(&mut self) {
         let _ = self.close();
     }

@@ -96,3 +96,71 @@ fn loom_racing_producers_and_a_waiter_giving_up_settle_exactly_once() {
         assert!(!waiter.is_ready());
     });
 }
+
+/// The reuse of a reply slot ([`Waiter::recycle`](super::Waiter)): the waiter resets the
+/// slot's cells once a relaxed load of the count says it is the only owner left, after an
+/// acquire fence; the other owner (the reply handle) touches the cells last, then drops its
+/// count with release. The count here is a loom atomic standing for `Arc`'s (whose own
+/// atomics loom cannot see), with the orderings `Arc`'s drop uses; a reset that the fence
+/// did not order after the producer's last write is a data race on the cell.
+#[test]
+fn loom_a_slot_is_reset_only_after_its_other_owner_is_done_with_it() {
+    use crate::rt::sync::{fence, AtomicUsize, Ordering, UnsafeCell};
+    /// The slot's cells, shared as the completion shares them.
+    struct Cell(UnsafeCell<u32>);
+    // SAFETY: reached only as the owner count allows (the model's subject).
+    unsafe impl Sync for Cell {}
+    model(|| {
+        let owners = Arc::new(AtomicUsize::new(2));
+        let cell = Arc::new(Cell(UnsafeCell::new(0u32)));
+        let producer = {
+            let (owners, cell) = (Arc::clone(&owners), Arc::clone(&cell));
+            thread::spawn(move || {
+                // SAFETY: the producer's turn: the waiter resets the cell only once it has
+                // seen this owner gone.
+                cell.0.with_mut(|v| unsafe { *v = 7 });
+                owners.fetch_sub(1, Ordering::Release);
+            })
+        };
+        // The waiter's `recycle`, tried until it finds itself alone.
+        loop {
+            if owners.load(Ordering::Relaxed) == 1 {
+                fence(Ordering::Acquire);
+                // SAFETY: the only owner left, and the fence orders the other's last write
+                // before this one.
+                cell.0.with_mut(|v| unsafe { *v = 0 });
+                break;
+            }
+            thread::yield_now();
+        }
+        producer.join().unwrap();
+    });
+}
+
+/// A slot emptied for reuse ([`Waiter::emptied`]) keeps the waker its last wait registered:
+/// the next wait polled by the same task registers nothing, and the reply still wakes it
+/// (the producer wakes by reference, leaving the waker in place). An emptied slot that kept
+/// `WAKER` without the waker, or the waker without `WAKER`, parks the second wait forever.
+#[test]
+fn loom_a_reused_slot_wakes_through_the_waker_it_kept() {
+    model(|| {
+        let waker = unparker();
+        let mut waiter = Waiter::<u32>::new();
+        let producer = Arc::clone(waiter.completion());
+        let replier = thread::spawn(move || {
+            let _ = producer.complete(1);
+        });
+        assert_eq!(wait(&mut waiter, &waker), Ok(1));
+        replier.join().unwrap();
+        let mut waiter = waiter
+            .emptied()
+            .expect("the only owner once the replier is gone");
+        assert!(!waiter.is_done() && !waiter.is_ready());
+        let producer = Arc::clone(waiter.completion());
+        let replier = thread::spawn(move || {
+            let _ = producer.complete(2);
+        });
+        assert_eq!(wait(&mut waiter, &waker), Ok(2));
+        replier.join().unwrap();
+    });
+}

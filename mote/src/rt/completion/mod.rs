@@ -46,12 +46,15 @@ const WATCHED: usize = 1 << 5;
 ///   `DONE` already set when it publishes (the waiter gave up meanwhile) takes its value
 ///   back: the waiter, having seen no `COMPLETE`, never reads it.
 /// * `waker`: the waiter writes it only while `WAKER` is clear (sets `WAKER` afterwards,
-///   then looks for `COMPLETE` in what that returns); while `WAKER` is set it belongs to
-///   the producer that publishes, which takes it and wakes it (by value: no clone, no
-///   drop). The waiter never reads it: it remembers which waker it stored (see
-///   [`Waiter`]), and to store another it first clears `WAKER`, which tells it whether a
-///   producer got there first. A waker nobody took is dropped with the slot, or by a waiter
-///   that gave up before any outcome (no producer will take it then).
+///   then looks for `COMPLETE` in what that returns); while `WAKER` is set the producer
+///   that publishes may read it, and wakes it by reference, leaving it in place: a slot
+///   reused for the same caller's next call ([`Waiter::recycle`]) still holds it, and that
+///   call registers it with no clone and no read-modify-write. The waiter never writes the
+///   cell after `COMPLETE`, and reads it only as the slot's only owner (to reuse it); it
+///   remembers which waker it stored (see [`Waiter`]), and to store another it first
+///   clears `WAKER`, which tells it whether a producer got there first. The waker is
+///   dropped with the slot, when replaced, or by a waiter that gave up before any outcome
+///   (no producer will read it then).
 pub(crate) struct Completion<T> {
     state: AtomicUsize,
     outcome: UnsafeCell<Option<Result<T, ExitReason>>>,
@@ -128,13 +131,15 @@ impl<T> Completion<T> {
             return Err(back.expect("written above"));
         }
         if before & WAKER != 0 {
-            // SAFETY: `WAKER` was set when `COMPLETE` went in: the waker is this producer's
-            // (the waiter touches it again only after clearing `WAKER`, which then tells
-            // it of `COMPLETE`, and it stops).
-            let waker = self.waker.with_mut(|cell| unsafe { (*cell).take() });
-            if let Some(waker) = waker {
-                waker.wake();
-            }
+            self.waker.with(|cell| {
+                // SAFETY: `WAKER` was set when `COMPLETE` went in: the waiter wrote the
+                // waker before setting it (we acquired that) and writes the cell again
+                // only after clearing `WAKER`, which then tells it of `COMPLETE`, and it
+                // stops; nothing else writes it while a producer holds the slot.
+                if let Some(waker) = unsafe { &*cell } {
+                    waker.wake_by_ref();
+                }
+            });
         }
         Ok(())
     }
@@ -231,9 +236,58 @@ impl<T> Waiter<T> {
         &self.0
     }
 
+    /// Whether this waiter holds the only reference to the slot: then no producer, watch or
+    /// reply handle can reach it any more, and every access they made is ordered before the
+    /// caller's next ones (the acquire fence pairs with `Arc`'s releasing decrements).
+    ///
+    /// Not `Arc::get_mut`: its compare-exchange on the weak count (a locked instruction, to
+    /// fend off a `Weak` being made meanwhile) was as costly as the work it saves, and
+    /// nothing makes a `Weak` of a completion.
+    #[inline]
+    pub(crate) fn is_only_owner(&self) -> bool {
+        if Arc::strong_count(&self.0) != 1 || Arc::weak_count(&self.0) != 0 {
+            return false;
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        true
+    }
+
+    /// The slot emptied for another wait, if this waiter is its only owner: no outcome, no
+    /// watch, and the waker it holds (if any) left registered (`WAKER` set), so that a wait
+    /// polled by the same task registers with no clone and no read-modify-write.
+    pub(crate) fn emptied(self) -> Option<Waiter<T>> {
+        if !self.is_only_owner() {
+            return None;
+        }
+        let Waiter(slot, _) = self;
+        // SAFETY: this `Arc` is the only one and no `Weak` exists, so no other reference to
+        // the completion exists or can be made (a clone would need this `Arc`); the fence
+        // in `is_only_owner` orders the other owners' accesses before ours.
+        let only = unsafe { &mut *Arc::as_ptr(&slot).cast_mut() };
+        // SAFETY: the only owner (above).
+        let waker = only.waker.with_mut(|cell| unsafe { (*cell).take() });
+        let wakes = waker.as_ref().map_or(WakerId::default(), WakerId::of);
+        // Drops what else may be left (an outcome nobody took).
+        *only = Completion {
+            state: AtomicUsize::new(if waker.is_some() { WAKER } else { 0 }),
+            outcome: UnsafeCell::new(None),
+            waker: UnsafeCell::new(waker),
+            producer_watch: Mutex::new(None),
+        };
+        Some(Waiter(slot, wakes))
+    }
+
     /// Takes the outcome: after `COMPLETE` was seen, with acquire.
     fn take(&mut self) -> Result<T, ExitReason> {
-        self.0.state.fetch_or(DONE, Ordering::Relaxed);
+        if self.is_only_owner() {
+            // Nobody else can see the state word: a plain store will do, not a locked
+            // read-modify-write (a call's waiter is usually alone by now, the reply handle
+            // having let go as it replied).
+            let state = self.0.state.load(Ordering::Relaxed);
+            self.0.state.store(state | DONE, Ordering::Relaxed);
+        } else {
+            self.0.state.fetch_or(DONE, Ordering::Relaxed);
+        }
         // SAFETY: `COMPLETE` was seen with acquire, so the producer is done with the cell
         // (it takes a value back only if `DONE` came first, and it did not); `DONE` is set,
         // and this is the one waiter.
@@ -381,3 +435,4 @@ impl std::fmt::Debug for ExitWatch {
 
 #[cfg(test)]
 mod loom_tests;
+mod recycle;

@@ -65,6 +65,9 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
     LOCAL.with(|l| l.set(&local));
     let mut tick: u32 = 0;
     let mut lifo_streak = 0;
+    // The epoch pin lent to the task runs of a batch, and the runs so far.
+    let mut pinned: Option<crossbeam_epoch::Guard> = None;
+    let mut runs: u32 = 0;
     loop {
         tick = tick.wrapping_add(1);
         let next = if tick % INJECTOR_INTERVAL == 0 {
@@ -84,24 +87,61 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
             lifo_streak = 0;
             local.queue.pop()
         });
-        if let Some(task) = next.or_else(|| find_work(scheduler, &local.queue, index)) {
+        let found = next.or_else(|| find_work(scheduler, &local.queue, index, &mut pinned, runs));
+        if let Some(task) = found {
+            let guard = pinned.get_or_insert_with(crossbeam_epoch::pin);
+            crate::rt::current::lend_worker_guard(guard);
             task.run();
+            crate::rt::current::drop_worker_guard();
             scheduler.count_task(index);
+            runs = runs.wrapping_add(1);
+            if runs % PIN_BATCH == 0 {
+                unpin(&mut pinned, runs);
+            }
         }
     }
 }
 
 /// Worker `me`'s queues are empty: steals, or spins and then steals, or sleeps (and returns
 /// `None` to look again). Out of line, so that the loop around a message hop stays small.
+/// It lets go of the worker's epoch pin before sleeping: a worker asleep pinned would hold
+/// back the epoch, and so the recycling of every slot freed meanwhile, for as long as it
+/// sleeps.
 #[cold]
 #[inline(never)]
-fn find_work(scheduler: &Scheduler, queue: &Worker<Runnable>, me: usize) -> Option<Runnable> {
+fn find_work(
+    scheduler: &Scheduler,
+    queue: &Worker<Runnable>,
+    me: usize,
+    pinned: &mut Option<crossbeam_epoch::Guard>,
+    runs: u32,
+) -> Option<Runnable> {
     if let Some(task) = scheduler.steal(queue, me, false) {
         return Some(task);
     }
     if scheduler.spin(me) {
         return scheduler.steal(queue, me, true);
     }
+    unpin(pinned, runs);
     scheduler.sleep(me);
     None
+}
+
+/// How many task runs one epoch pin of a worker spans (see `current::lend_worker_guard`).
+/// A process poll used to pin and unpin on its own; a guard held longer only delays the
+/// recycling of what is freed meanwhile by the few runs left in its batch.
+const PIN_BATCH: u32 = 32;
+
+/// Drops the worker's pin, if it holds one. Every fourth batch it first hands its deferred
+/// frees to the global queue and collects some (`Guard::flush`): a pin made only once a
+/// batch would reach crossbeam's own collection (every 128th pin) 32 times less often than
+/// a pin per poll did, and slots freed by exiting processes would pile up.
+#[inline]
+fn unpin(pinned: &mut Option<crossbeam_epoch::Guard>, runs: u32) {
+    if let Some(guard) = pinned.take() {
+        if runs % (4 * PIN_BATCH) == 0 {
+            guard.flush();
+        }
+        drop(guard);
+    }
 }
