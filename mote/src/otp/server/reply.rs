@@ -76,9 +76,15 @@ impl<R: Send + 'static> ReplyTo<R> {
     /// [`Next::Stop`](super::Next::Stop) replies before [`Server::terminate`](super::Server::terminate)
     /// runs, where `gen_server`'s `{stop, Reason, Reply, State}` runs `terminate` first;
     /// keep the `ReplyTo` in the state and reply from `terminate` for OTP's order.
+    #[inline]
     pub fn reply(mut self, reply: R) {
         if let Some(slot) = self.slot.take() {
-            let _ = slot.complete(Ok(reply));
+            // SAFETY: this handle is the slot's sole producer while it holds it: it is made
+            // only by `ServerRef::send_with`, whose own `fail(NoProc)` comes only when the
+            // request went into a mailbox its process no longer reads (so no handler has
+            // this handle to reply with), and the watches that may fail the slot are put in
+            // place only after a handle let go of it unanswered (`Drop`, below).
+            let _ = unsafe { slot.complete_as_sole_producer(Ok(reply)) };
         }
     }
 

@@ -164,3 +164,37 @@ fn loom_a_reused_slot_wakes_through_the_waker_it_kept() {
         replier.join().unwrap();
     });
 }
+
+/// A call's reply put by its sole producer ([`Completion::complete_as_sole_producer`](super::Completion)),
+/// which claims and publishes in one read-modify-write, racing the waiter's poll and its
+/// giving up: the reply is either taken by the waiter (woken if it had parked) or given
+/// back to the replier, never both, never lost; the cell is never reached by both at once.
+#[test]
+fn loom_a_sole_producers_reply_racing_the_poll_and_a_give_up_lands_once() {
+    model(|| {
+        let mut waiter = Waiter::<u32>::new();
+        let producer = Arc::clone(waiter.completion());
+        // SAFETY: the only producer of this completion.
+        let replier = thread::spawn(move || unsafe { producer.complete_as_sole_producer(7) }.err());
+        assert_eq!(wait(&mut waiter, &unparker()), Ok(7));
+        assert_eq!(replier.join().unwrap(), None);
+        assert!(waiter.is_done());
+    });
+    model(|| {
+        let mut waiter = Waiter::<u32>::new();
+        let producer = Arc::clone(waiter.completion());
+        // SAFETY: the only producer of this completion.
+        let replier = thread::spawn(move || unsafe { producer.complete_as_sole_producer(7) }.err());
+        let kept = match waiter.poll_take(&mut Context::from_waker(&unparker())) {
+            Poll::Ready(outcome) => Some(outcome),
+            Poll::Pending => waiter.close(),
+        };
+        let given_back = replier.join().unwrap();
+        match kept {
+            Some(outcome) => assert_eq!((outcome, given_back), (Ok(7), None)),
+            None => assert_eq!(given_back, Some(7)),
+        }
+        assert!(waiter.is_done());
+        assert!(!waiter.is_ready());
+    });
+}

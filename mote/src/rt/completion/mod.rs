@@ -92,6 +92,58 @@ impl<T> Completion<T> {
         })
     }
 
+    /// [`Completion::complete`] by the slot's sole producer: one read-modify-write instead
+    /// of two (the claim is skipped), for a call's reply, on every call's path.
+    ///
+    /// # Safety
+    /// No other producer (`complete`, `fail`, `no_value`, an exit listener) may put into
+    /// this completion before this call returns, and none may have put into it before. A
+    /// call's `ReplyTo` is that while it holds the slot: it is the slot's only handle
+    /// outside the caller, the caller's own `fail(NoProc)` comes only when the request went
+    /// into a mailbox no longer read (so no handler ever replies through it), and watches
+    /// that fail it are put in place only after the handle let go of the slot.
+    #[inline]
+    pub(crate) unsafe fn complete_as_sole_producer(&self, value: T) -> Result<(), T> {
+        // SAFETY: no other producer writes the cell (the contract); the waiter reads it only
+        // after `COMPLETE`, published below, and a waiter that gave up (`DONE`) first never
+        // reads it.
+        self.outcome
+            .with_mut(|cell| unsafe { *cell = Some(Ok(value)) });
+        // The claim and the publication in one: Release so that the waiter that sees
+        // `COMPLETE` sees the outcome; Acquire so that a waker published with `WAKER` is seen.
+        let before = self.state.fetch_or(CLAIMED | COMPLETE, Ordering::AcqRel);
+        debug_assert_eq!(before & CLAIMED, 0, "another producer put into the slot");
+        if before & DONE != 0 {
+            // The waiter gave up before `COMPLETE` went in: it never reads the cell, so the
+            // value is ours again.
+            // SAFETY: as above; the waiter is gone from the cell for good.
+            let back = self.outcome.with_mut(|cell| unsafe { (*cell).take() });
+            return match back {
+                Some(Ok(value)) => Err(value),
+                _ => unreachable!("written above"),
+            };
+        }
+        if before & WAKER != 0 {
+            self.wake_registered();
+        }
+        Ok(())
+    }
+
+    /// Wakes the waiter's registered waker by reference: called by the producer whose
+    /// publication of `COMPLETE` found `WAKER` set.
+    #[inline]
+    fn wake_registered(&self) {
+        self.waker.with(|cell| {
+            // SAFETY: `WAKER` was set when `COMPLETE` went in: the waiter wrote the waker
+            // before setting it (the caller acquired that) and writes the cell again only
+            // after clearing `WAKER`, which then tells it of `COMPLETE`, and it stops;
+            // nothing else writes it while a producer holds the slot.
+            if let Some(waker) = unsafe { &*cell } {
+                waker.wake_by_ref();
+            }
+        });
+    }
+
     /// Ends the wait with an exit reason, unless an outcome is already there.
     pub(crate) fn fail(&self, reason: ExitReason) {
         let _ = self.put(Err(reason));
@@ -131,15 +183,7 @@ impl<T> Completion<T> {
             return Err(back.expect("written above"));
         }
         if before & WAKER != 0 {
-            self.waker.with(|cell| {
-                // SAFETY: `WAKER` was set when `COMPLETE` went in: the waiter wrote the
-                // waker before setting it (we acquired that) and writes the cell again
-                // only after clearing `WAKER`, which then tells it of `COMPLETE`, and it
-                // stops; nothing else writes it while a producer holds the slot.
-                if let Some(waker) = unsafe { &*cell } {
-                    waker.wake_by_ref();
-                }
-            });
+            self.wake_registered();
         }
         Ok(())
     }
