@@ -462,6 +462,7 @@ impl<T: 'static> Waiting<T> {
 impl<T: 'static> Future for Waiting<T> {
     type Output = Result<T, ExitReason>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let slot = self.0.as_mut().expect("polled after it ended");
         let outcome = std::task::ready!(slot.poll_take(cx));

@@ -322,6 +322,7 @@ impl<T> Waiter<T> {
     }
 
     /// Takes the outcome: after `COMPLETE` was seen, with acquire.
+    #[inline]
     fn take(&mut self) -> Result<T, ExitReason> {
         if self.is_only_owner() {
             // Nobody else can see the state word: a plain store will do, not a locked
@@ -339,6 +340,7 @@ impl<T> Waiter<T> {
         outcome.expect("complete")
     }
 
+    #[inline]
     pub(crate) fn poll_take(&mut self, cx: &mut Context<'_>) -> Poll<Result<T, ExitReason>> {
         let state = self.0.state.load(Ordering::Acquire);
         if state & DONE != 0 {

@@ -139,6 +139,7 @@ thread_local! {
 impl Armed {
     /// The timeout ended (its future did, or it was dropped): keep the entry as this
     /// thread's spare, removing the one it replaces.
+    #[inline]
     fn release(self) {
         let replaced = SPARE
             .try_with(|spare| spare.0.replace(Some(self.entry)))
@@ -152,6 +153,7 @@ impl Armed {
     /// Arms a timeout due at `due` (an absolute tick; `now` is the last tick that has
     /// passed): with this thread's spare entry if it fits, else a new one. `None` if `due`
     /// has passed.
+    #[inline]
     fn arm(due: u64, now: u64, waker: &Waker) -> Option<Armed> {
         if let Some(spare) = SPARE.try_with(|s| s.0.take()).ok().flatten() {
             // Not yet due by a clock read taken after the driver's last one could have
@@ -183,6 +185,7 @@ impl Armed {
 impl<F: Future> Future for Timeout<F> {
     type Output = Result<F::Output, Elapsed>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         if let Poll::Ready(out) = this.future.poll(cx) {
