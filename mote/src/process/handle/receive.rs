@@ -25,6 +25,7 @@ impl<'a, M: Send + 'static> Recv<'a, M> {
 impl<M: Send + 'static> Future for Recv<'_, M> {
     type Output = M;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<M> {
         let process = &mut *self.get_mut().process;
         if !process.slot.take_budget() {
