@@ -40,11 +40,13 @@ const WATCHED: usize = 1 << 5;
 /// One atomic state word orders everything, as tokio's oneshot does: a call's reply used
 /// to take a lock three times (the reply, the waiter's pending poll, its ready poll), six
 /// read-modify-writes of a line both sides write; here the producer makes two (claim,
-/// publish), the waiter one per poll. Who may touch which cell when:
-/// * `outcome`: the producer that set `CLAIMED` writes it, then sets `COMPLETE`; the
-///   waiter reads it once it has seen `COMPLETE` and set `DONE`. A producer that finds
-///   `DONE` already set when it publishes (the waiter gave up meanwhile) takes its value
-///   back: the waiter, having seen no `COMPLETE`, never reads it.
+/// publish), or one when it is known to be the only one (a call's reply handle, see
+/// [`Completion::complete_as_sole_producer`]: it writes the cell, then sets `CLAIMED` and
+/// `COMPLETE` together), the waiter one per poll. Who may touch which cell when:
+/// * `outcome`: the producer that set `CLAIMED` (or the sole producer) writes it, then
+///   sets `COMPLETE`; the waiter reads it once it has seen `COMPLETE` and set `DONE`. A
+///   producer that finds `DONE` already set when it publishes (the waiter gave up
+///   meanwhile) takes its value back: the waiter, having seen no `COMPLETE`, never reads it.
 /// * `waker`: the waiter writes it only while `WAKER` is clear (sets `WAKER` afterwards,
 ///   then looks for `COMPLETE` in what that returns); while `WAKER` is set the producer
 ///   that publishes may read it, and wakes it by reference, leaving it in place: a slot
