@@ -9,7 +9,6 @@ use crate::values::pid::ProcessId;
 /// assert_eq!(mote::self_id(), None);
 /// mote::run(|p: mote::Process<()>| async move { assert_eq!(mote::self_id(), Some(p.id())) }).unwrap();
 /// ```
-#[inline]
 pub fn self_id() -> Option<ProcessId> {
     current::current()
 }

@@ -45,7 +45,6 @@ pub(crate) fn pinned() -> bool {
 }
 
 /// The id of the process running on this thread, if any.
-#[inline]
 pub(crate) fn current() -> Option<ProcessId> {
     let slot = CURRENT.with(Cell::get);
     // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
