@@ -93,7 +93,6 @@ where
         } else {
             match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                 Ok(Poll::Pending) => {
-                    slot.flush_counters();
                     current::leave();
                     return Poll::Pending;
                 }
@@ -120,7 +119,6 @@ where
             // SAFETY: the process's own task, whose future (with its `Process`) is gone.
             let _ = catch_unwind(AssertUnwindSafe(|| unsafe { slot.drop_queued() }));
         });
-        slot.flush_counters();
         if own_end && crash_report::is_crash(&reason) {
             crash_report::report(slot, id, &reason);
         }
@@ -188,7 +186,9 @@ mod tests {
     #[test]
     fn a_runner_dropped_unfinished_drops_its_future_once() {
         let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let slot: &'static Slot = Box::leak(Box::new(Slot::new()));
+        let owned = Box::into_raw(Box::new(Slot::new()));
+        // SAFETY: freed below, after the last runner that uses it is gone.
+        let slot: &'static Slot = unsafe { &*owned };
         let counted = Counted(std::sync::Arc::clone(&drops));
         let runner = Runner::new(slot, async move {
             let _held = counted;
@@ -199,5 +199,7 @@ mod tests {
         assert_eq!(drops.load(std::sync::atomic::Ordering::Relaxed), 0);
         drop(runner);
         assert_eq!(drops.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // SAFETY: from `Box::into_raw` above; nothing refers to it any more.
+        drop(unsafe { Box::from_raw(owned) });
     }
 }
