@@ -52,15 +52,22 @@ impl<M: Send + 'static> Pid<M> {
     fn deliver(&self, message: M, tag: u64) -> Result<bool, M> {
         let id = self.id();
         match TABLE.lookup(id) {
-            // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
-            // `spawn` or a type-checked registry lookup), and `send` checks the serial, so a
-            // reused slot of another type is never written to.
-            // `pinned()`: see `Slot::send`.
-            Some(slot) => unsafe { slot.send::<M>(id.serial(), tag, message, current::pinned()) }
-                .map(|sent| {
+            Some(slot) => {
+                let pinned = current::pinned();
+                // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
+                // `spawn` or a type-checked registry lookup), and `send` checks the serial,
+                // so a reused slot of another type is never written to. `pinned()`: see
+                // `Slot::send`.
+                let sent = unsafe { slot.send::<M>(id.serial(), tag, message, pinned) };
+                if pinned {
+                    // A long sending poll must not hold back recycling.
+                    current::repin_after_send();
+                }
+                sent.map(|sent| {
                     metrics::count_send();
                     sent.before_exit
-                }),
+                })
+            }
             #[cfg(feature = "dist")]
             None if !id.is_local() => {
                 crate::process::dist::send(id, message);

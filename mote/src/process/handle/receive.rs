@@ -128,7 +128,6 @@ impl<M: Send + 'static> Process<M> {
 
     /// Gives the thread to other processes once; this task is queued again at the back.
     fn yield_now(&mut self, cx: &mut Context<'_>) -> Poll<M> {
-        self.slot.flush_counters();
         self.publish_len();
         cx.waker().wake_by_ref();
         Poll::Pending

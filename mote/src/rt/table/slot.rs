@@ -33,9 +33,11 @@
 use std::mem::MaybeUninit;
 use std::task::Waker;
 
-use parking_lot::Mutex;
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
 
-use parking_lot::MutexGuard;
+use parking_lot::lock_api::RawMutex as _;
+use parking_lot::RawMutex;
 
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
@@ -57,7 +59,7 @@ const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
 
 /// How many messages one poll of a process may receive before it yields the thread.
-const BUDGET: u32 = 512;
+const BUDGET: u16 = 512;
 
 pub(crate) struct Slot {
     state: AtomicU64,
@@ -75,10 +77,12 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
-    /// Owner-only: receives left in this poll, and consumed messages not yet subtracted
-    /// from `queued`.
-    local: UnsafeCell<OwnerCounters>,
-    /// Messages received and polls, for introspection (written by the owner, read by all).
+    /// Owner-only: receives left in this poll (at most [`BUDGET`]: 2 bytes, so that the
+    /// slot fits 96 bytes).
+    budget: UnsafeCell<u16>,
+    /// Messages received and polls, for introspection (written by the owner, read by all;
+    /// each receive counts at once, which costs what counting it in a field of its own
+    /// for the end of the poll did).
     work: AtomicU64,
     /// The task's waker: initialised from the slot's first occupation on (`drain` is
     /// `Some` from then on). A dead incarnation's waker stays until the slot is occupied
@@ -89,17 +93,17 @@ pub(crate) struct Slot {
     /// Drops the queued messages of the incarnation (it knows the message type); `None`
     /// until the slot is first occupied. See [`drain`].
     drain: UnsafeCell<Option<DrainFn>>,
-    /// Links, monitors, name and flags: allocated only for processes that use them.
-    extras: Mutex<Option<Box<Extras>>>,
+    /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
+    /// by `extras_lock` (see [`Slot::lock_extras`]).
+    extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
+    /// The lock of `extras`, a byte apart from the pointer it guards: a
+    /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
+    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
+    /// slot: 112 -> 104 bytes).
+    extras_lock: RawMutex,
 }
 
-#[derive(Default, Clone, Copy)]
-struct OwnerCounters {
-    budget: u32,
-    consumed: u32,
-}
-
-// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `local` is
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
 // owner-only, `waker` and `drain` are written while no other thread can reach the slot's
 // incarnation (before ALIVE is published, after the last reference is gone) and only read
 // in between.
@@ -135,14 +139,12 @@ impl Slot {
             index: AtomicU32::new(0),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            local: UnsafeCell::new(OwnerCounters {
-                budget: 0,
-                consumed: 0,
-            }),
+            budget: UnsafeCell::new(0),
             work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             drain: UnsafeCell::new(None),
-            extras: Mutex::new(None),
+            extras: std::cell::UnsafeCell::new(None),
+            extras_lock: RawMutex::INIT,
         }
     }
 
@@ -180,8 +182,12 @@ impl Slot {
     /// The slot's links, monitors, flags and name, locked. The lock is the one that orders
     /// relationship changes against the process's exit (see `rt::signals`).
     #[inline]
-    pub(crate) fn lock_extras(&self) -> MutexGuard<'_, Option<Box<Extras>>> {
-        self.extras.lock()
+    pub(crate) fn lock_extras(&self) -> ExtrasGuard<'_> {
+        self.extras_lock.lock();
+        ExtrasGuard {
+            slot: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Records the size of the incarnation's task (for introspection) and its run group.
@@ -262,9 +268,9 @@ impl Slot {
         });
         self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
-        self.local.with_mut(|l| {
+        self.budget.with_mut(|b| {
             // SAFETY: the slot is free; the owner-to-be has not started.
-            unsafe { *l = OwnerCounters::default() };
+            unsafe { *b = 0 };
         });
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
@@ -468,9 +474,9 @@ impl Slot {
     /// Starts a poll of the task: a fresh receive budget.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        self.local.with_mut(|l| {
+        self.budget.with_mut(|b| {
             // SAFETY: owner-only field, and we are the owner's task.
-            unsafe { (*l).budget = BUDGET };
+            unsafe { *b = BUDGET };
         });
         self.bump_work(POLL_ONE);
     }
@@ -497,10 +503,7 @@ impl Slot {
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
-        self.local.with_mut(|l| {
-            // SAFETY: owner-only field.
-            unsafe { (*l).consumed += 1 };
-        });
+        self.bump_work(1);
         if message.0 == PERMIT_TAG {
             self.return_permit();
         }
@@ -509,7 +512,7 @@ impl Slot {
 
     #[cold]
     fn return_permit(&self) {
-        if let Some(bound) = self.extras.lock().as_ref().and_then(|s| s.bound.as_ref()) {
+        if let Some(bound) = self.lock_extras().as_ref().and_then(|s| s.bound.as_ref()) {
             bound.add_permits(1);
         }
     }
@@ -517,34 +520,16 @@ impl Slot {
     /// Consumes one unit of receive budget; false when the poll must yield.
     #[inline]
     pub(crate) fn take_budget(&self) -> bool {
-        self.local.with_mut(|l| {
+        self.budget.with_mut(|b| {
             // SAFETY: owner-only field.
-            let l = unsafe { &mut *l };
-            if l.budget == 0 {
+            let b = unsafe { &mut *b };
+            if *b == 0 {
                 false
             } else {
-                l.budget -= 1;
+                *b -= 1;
                 true
             }
         })
-    }
-
-    fn take_consumed(&self) -> u64 {
-        self.local.with_mut(|l| {
-            // SAFETY: owner-only field.
-            let l = unsafe { &mut *l };
-            let n = l.consumed;
-            l.consumed = 0;
-            n as u64
-        })
-    }
-
-    /// Reports the receives of this poll (for introspection and the queue length).
-    pub(crate) fn flush_counters(&self) {
-        let consumed = self.take_consumed();
-        if consumed != 0 {
-            self.bump_work(consumed);
-        }
     }
 
     /// Parks the receiver: after this, the next push wakes `waker`'s task. Returns false if
@@ -554,8 +539,6 @@ impl Slot {
     /// Owner-only. `foreign` is true when `waker` is not the task's own waker; it must then
     /// already be stored with `table::foreign::store`.
     pub(crate) unsafe fn park(&self, foreign: bool) -> bool {
-        let consumed = self.take_consumed();
-        self.bump_work(consumed);
         let flag = if foreign { FOREIGN } else { PARKED };
         self.state.fetch_or(flag, Ordering::SeqCst);
         // SAFETY: owner-only.
@@ -589,6 +572,39 @@ impl Slot {
         let len = unsafe { self.queue.len() } + extra;
         self.next_free
             .store(len.min(u32::MAX as usize) as u32, Ordering::Relaxed);
+    }
+}
+
+/// The locked extras of a slot (see [`Slot::lock_extras`]); unlocks when dropped.
+pub(crate) struct ExtrasGuard<'a> {
+    slot: &'a Slot,
+    /// Unlocked on the thread that locked, as a `parking_lot::MutexGuard` is.
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Deref for ExtrasGuard<'_> {
+    type Target = Option<Box<Extras>>;
+
+    #[inline]
+    fn deref(&self) -> &Self::Target {
+        // SAFETY: the guard holds `extras_lock`, which guards `extras`.
+        unsafe { &*self.slot.extras.get() }
+    }
+}
+
+impl DerefMut for ExtrasGuard<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        // SAFETY: as in `deref`; `&mut self` makes this the only borrow through the guard.
+        unsafe { &mut *self.slot.extras.get() }
+    }
+}
+
+impl Drop for ExtrasGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the guard was made by `lock_extras`, which locked; this is its one unlock.
+        unsafe { self.slot.extras_lock.unlock() };
     }
 }
 

@@ -1,0 +1,192 @@
+//! What an idle process costs in memory: the heap it holds while it waits in `recv`, counted
+//! by a global allocator that tracks live allocations by size, plus its table slot.
+//!
+//! The figures are exact byte counts (no timing), so the bounds below are regression
+//! checks: a change that makes an idle process larger fails here. docs/design.md quotes the
+//! same figures.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use mote::Process;
+
+/// Allocations up to this size are tracked one by one (larger ones are the table's pages
+/// and the test's own vectors, paid per many processes).
+const TRACKED: usize = 8192;
+
+struct Counting;
+
+static LIVE: [AtomicI64; TRACKED + 1] = [const { AtomicI64::new(0) }; TRACKED + 1];
+
+// SAFETY: forwards to the system allocator unchanged; the counters are plain atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE[layout.size().min(TRACKED)].fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LIVE[layout.size().min(TRACKED)].fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE[layout.size().min(TRACKED)].fetch_sub(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE[layout.size().min(TRACKED)].fetch_sub(1, Ordering::Relaxed);
+        LIVE[new_size.min(TRACKED)].fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract, forwarded.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Live allocations by requested size (the last entry: every larger one).
+fn snapshot() -> Vec<i64> {
+    LIVE.iter().map(|c| c.load(Ordering::Relaxed)).collect()
+}
+
+/// The bytes glibc's malloc takes for a request of `size`: 8 bytes of header, rounded up
+/// to 16, at least 32.
+fn chunk(size: usize) -> usize {
+    (size + 8).next_multiple_of(16).max(32)
+}
+
+/// Spawns `n` processes that each tell main they started and then wait in `recv`; returns
+/// the live small allocations they added, as (requested size, count per process) pairs,
+/// and the malloc chunk bytes per process.
+fn idle_heap<M: Send + Default + 'static, const WOKEN: bool>(n: usize) -> (Vec<(usize, f64)>, f64) {
+    mote::run(move |mut main: Process<()>| async move {
+        let done = main.pid();
+        // Warm up: the first spawns allocate the runtime's own structures.
+        let warm: Vec<_> = (0..n)
+            .map(|_| {
+                mote::spawn(move |mut p: Process<M>| async move {
+                    done.send(());
+                    p.recv().await;
+                })
+            })
+            .collect();
+        for _ in 0..n {
+            main.recv().await;
+        }
+        let before = snapshot();
+        let pids: Vec<_> = (0..n)
+            .map(|_| {
+                mote::spawn(move |mut p: Process<M>| async move {
+                    done.send(());
+                    p.recv().await;
+                    if WOKEN {
+                        done.send(());
+                    }
+                })
+            })
+            .collect();
+        for _ in 0..n {
+            main.recv().await;
+        }
+        let after = if WOKEN {
+            for pid in &pids {
+                pid.send(M::default());
+            }
+            for _ in 0..n {
+                main.recv().await;
+            }
+            snapshot()
+        } else {
+            snapshot()
+        };
+        let mut sizes = Vec::new();
+        let mut bytes = 0.0;
+        for size in 0..TRACKED {
+            let added = (after[size] - before[size]) as f64 / n as f64;
+            if added.abs() >= 0.05 {
+                sizes.push((size, added));
+                bytes += added * chunk(size) as f64;
+            }
+        }
+        drop((warm, pids));
+        (sizes, bytes / 1.0)
+    })
+    .unwrap()
+}
+
+/// The tests count every allocation of the program: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn an_idle_process_holds_one_small_task_allocation() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (sizes, bytes) = idle_heap::<u64, false>(20_000);
+    eprintln!("an idle process's heap, (size, allocations per process): {sizes:?}: {bytes:.1} B");
+    // One allocation, the task: async-task's header and the runner around the future.
+    assert_eq!(sizes.len(), 1, "{sizes:?}");
+    assert!((sizes[0].1 - 1.0).abs() < 0.01, "{sizes:?}");
+    assert!(bytes <= 96.5, "{bytes} bytes of heap per idle process");
+    // Woken once, ended, recycled: the mailbox block goes with the recycling; the task
+    // stays until the slot is reused (see `Slot::waker`).
+    let (sizes, bytes) = idle_heap::<(), true>(100_000);
+    eprintln!("after one message, (size, allocations per process): {sizes:?}: {bytes:.1} B");
+    assert!(
+        bytes <= 112.0 + 16.0,
+        "{bytes} bytes of heap per ended process"
+    );
+}
+
+/// Live allocations of any size.
+fn live_allocations() -> i64 {
+    LIVE.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+}
+
+/// A process that sends in a long poll (the `million` benchmark's main, sending to a
+/// million waiting processes in one loop) must not hold back the recycling of the processes
+/// that end meanwhile: each keeps its first mailbox block (and its exit's deferred release)
+/// until its slot is recycled, which waits for every epoch guard taken before it ended.
+#[test]
+fn a_long_sending_poll_lets_ended_processes_be_recycled() {
+    const N: usize = 20_000;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    mote::run(|mut main: Process<()>| async move {
+        let done = main.pid();
+        let pids: Vec<_> = (0..N)
+            .map(|_| {
+                mote::spawn(move |mut p: Process<()>| async move {
+                    done.send(());
+                    p.recv().await;
+                })
+            })
+            .collect();
+        for _ in 0..N {
+            main.recv().await;
+        }
+        let pinger = mote::spawn(|mut p: Process<bool>| async move { while p.recv().await {} });
+        let before = live_allocations();
+        // From here on, one poll: sends only, no await.
+        for pid in &pids {
+            pid.send(());
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut held = live_allocations() - before;
+        while held > (N / 2) as i64 && std::time::Instant::now() < deadline {
+            // Wake another process now and then: its polls pin and collect (crossbeam
+            // collects garbage when threads pin), as the woken processes themselves do in
+            // the benchmark.
+            for _ in 0..1000 {
+                pinger.send(true);
+            }
+            std::thread::yield_now();
+            held = live_allocations() - before;
+        }
+        assert!(
+            held <= (N / 2) as i64,
+            "{held} allocations still held for {N} ended processes"
+        );
+        pinger.send(false);
+    })
+    .unwrap();
+}
