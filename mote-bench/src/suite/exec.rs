@@ -206,7 +206,8 @@ pub fn empty_result(s: &Scenario, lineup: &Lineup) -> ScenarioResult {
 /// caller).
 ///
 /// Runs are interleaved across each workload's scenarios and implementations: one run of
-/// every (variant or sweep point, implementation) pair, then the next round. A shared
+/// every (variant or sweep point, implementation) pair, then the next round, each round
+/// starting one implementation later than the one before (see `round_order`). A shared
 /// machine's speed drifts over minutes, so ratios between variants (spawn against pool,
 /// parallel against sequential) are only fair if their runs are spread over the same time.
 pub fn run_all(
@@ -235,6 +236,15 @@ pub fn run_all(
     (all, false)
 }
 
+/// The order in which round `round` visits `n` implementations: each round starts one
+/// implementation later than the one before. A run can be slowed by the run just before it
+/// (a big program's freed memory still being returned, the BEAM's schedulers spinning down),
+/// so a fixed order would charge that to the same implementation every round.
+fn round_order(n: usize, round: u32) -> impl Iterator<Item = usize> {
+    let start = if n == 0 { 0 } else { round as usize % n };
+    (0..n).map(move |j| (start + j) % n)
+}
+
 /// One run of a scenario on each implementation still in the running (`round`: whether it
 /// is a warm-up, its index, and how many there are). False when a stop cut it short.
 fn run_round(
@@ -246,7 +256,12 @@ fn run_round(
     let per_impl = u64::from(opts.warmup + opts.runs);
     let s = &result.scenario;
     let label = s.label();
-    for r in result.impls.iter_mut().filter(|r| r.status == Status::Ok) {
+    let round_index = if warmup { i } else { opts.warmup + i };
+    for k in round_order(result.impls.len(), round_index) {
+        let r = &mut result.impls[k];
+        if r.status != Status::Ok {
+            continue;
+        }
         let kind = if warmup { "warm-up" } else { "run" };
         let what = format!("{label} [{}] {kind} {}/{of}", r.imp, i + 1);
         progress.starting(&what);
@@ -311,6 +326,17 @@ mod tests {
             stderr: "line1\nline2\n".into(),
             elapsed: Duration::from_millis(30),
         }
+    }
+
+    #[test]
+    fn each_round_starts_one_implementation_later() {
+        let order = |n, round| round_order(n, round).collect::<Vec<_>>();
+        assert_eq!(order(3, 0), [0, 1, 2]);
+        assert_eq!(order(3, 1), [1, 2, 0]);
+        assert_eq!(order(3, 2), [2, 0, 1]);
+        assert_eq!(order(3, 3), [0, 1, 2]);
+        assert_eq!(order(1, 5), [0]);
+        assert!(order(0, 2).is_empty());
     }
 
     #[test]
