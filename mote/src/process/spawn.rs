@@ -120,6 +120,9 @@ pub struct SpawnOptions {
     name: Option<String>,
     /// The run group (see `Slot::run_group`); `None`: the spawner's.
     run_group: Option<u32>,
+    /// Whether the new process runs next on the spawning thread (see
+    /// [`SpawnOptions::run_next`]) rather than at the back of the queue.
+    run_next: bool,
 }
 
 impl std::fmt::Debug for SpawnOptions {
@@ -135,6 +138,18 @@ impl SpawnOptions {
     /// Default options: unlinked, unbounded mailbox.
     pub fn new() -> Self {
         SpawnOptions::default()
+    }
+
+    /// Queues the new process to run next on the spawning thread (its LIFO slot) instead of
+    /// at the back of the queue, as `tokio::spawn` does. For fork/join helpers
+    /// ([`mote::task`](crate::task)), whose spawner awaits right after spawning: the last
+    /// one spawned runs at once on the spawner's thread while idle threads steal the ones
+    /// before it. Processes keep Erlang's order (back of the queue). A spawner that keeps
+    /// running is no problem: the next spawn moves this one to the queue, and one left in
+    /// the slot behind a long poll is moved to an idle thread by the watchdog.
+    pub(crate) fn run_next(mut self) -> Self {
+        self.run_next = true;
+        self
     }
 
     /// Gives the process a bounded mailbox of `capacity` messages (at least 1):
@@ -247,6 +262,7 @@ impl SpawnOptions {
         Fut::Output: IntoExitReason,
     {
         crate::rt::scheduler::global::ensure_started();
+        let run_next = self.run_next;
         if self.link_caller {
             let caller = current::current().ok_or(SpawnError::NotInProcess)?;
             self.link = Some(caller);
@@ -293,8 +309,8 @@ impl SpawnOptions {
             self.relate(id);
         }
         // The child has not run yet: every relationship above exists before it can end.
-        // A new process goes to the back of the queue, like Erlang's.
-        schedule(runnable, true);
+        // A new process goes to the back of the queue, like Erlang's (a task: see `run_next`).
+        schedule(runnable, !run_next);
         // A spawning loop must not hold back the recycling of the processes it started.
         current::repin();
         // SAFETY: `id` is the process just spawned with a `Process<M>`.

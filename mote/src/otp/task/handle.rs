@@ -61,7 +61,7 @@ impl<T: Send + 'static> Task<T> {
     where
         F: Future<Output = T> + Send + 'static,
     {
-        let mut options = SpawnOptions::new();
+        let mut options = SpawnOptions::new().run_next();
         let mut linked_to = None;
         if linked {
             linked_to = Some(crate::self_id().ok_or(SpawnError::NotInProcess)?);

@@ -21,6 +21,11 @@
 //!   as Elixir's `Task.async` does.
 //! * **Dropping a `Task` does not stop it** (see [`Task`]); [`Task::shutdown`] and
 //!   [`Task::abort`] do.
+//! * **The last task started runs first.** A new task waits in its thread's one-task LIFO
+//!   slot, as `tokio::spawn`'s does, not at the back of the queue like a spawned process
+//!   (and an Elixir task): a caller that starts tasks and then awaits them runs the last one
+//!   at once on its own thread, cache-warm, while idle threads take the earlier ones. Start
+//!   the longest task last when they differ in length.
 //!
 //! # Example: the same data, three tasks
 //!
