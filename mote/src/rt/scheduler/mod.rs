@@ -183,22 +183,27 @@ impl Scheduler {
     /// module docs). The sleep protocol pairs this look with [`Scheduler::notify`], which
     /// pushers call exactly in these cases.
     fn has_work(&self, me: usize) -> bool {
-        !self.injector.is_empty()
-            || self.stealers.iter().enumerate().any(|(i, s)| {
-                if i == me {
-                    !s.is_empty()
-                } else {
-                    s.len() >= WAKE_AT
-                }
-            })
+        self.look(me) == Look::Work
     }
 
-    /// Whether another worker than `me` has a task in its queue.
-    fn peer_has_task(&self, me: usize) -> bool {
-        self.stealers
-            .iter()
-            .enumerate()
-            .any(|(i, s)| i != me && !s.is_empty())
+    /// What worker `me` finds in one pass over the queues: [`Scheduler::has_work`]'s answer,
+    /// and if that is no, whether another worker's queue holds a lone task (for the spin's
+    /// steal grace).
+    fn look(&self, me: usize) -> Look {
+        if !self.injector.is_empty() {
+            return Look::Work;
+        }
+        let mut found = Look::Nothing;
+        for (i, s) in self.stealers.iter().enumerate() {
+            let queued = s.len();
+            if queued >= WAKE_AT || (i == me && queued > 0) {
+                return Look::Work;
+            }
+            if queued > 0 {
+                found = Look::PeerTask;
+            }
+        }
+        found
     }
 
     /// Called by worker `me` when it found no work: spins for up to [`SPIN`] looking for
@@ -223,12 +228,13 @@ impl Scheduler {
         let mut waiting_since: Option<Instant> = None;
         let mut spins: u32 = 0;
         loop {
-            if self.has_work(me) || !self.lifos[me].peek().is_null() {
+            let look = self.look(me);
+            if look == Look::Work || !self.lifos[me].peek().is_null() {
                 return true;
             }
             // The clock is read only every few looks while nothing waits (a look is a few
             // loads of lines that are in cache until someone pushes).
-            if self.peer_has_task(me) {
+            if look == Look::PeerTask {
                 let now = Instant::now();
                 let since = *waiting_since.get_or_insert(now);
                 if now - since >= STEAL_GRACE {
@@ -378,6 +384,17 @@ impl WorkerStats {
             std::hint::spin_loop();
         }
     }
+}
+
+/// The outcome of [`Scheduler::look`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// Something this worker must run or steal now.
+    Work,
+    /// Only a lone task in another worker's queue (its owner's to run first).
+    PeerTask,
+    /// Nothing queued anywhere.
+    Nothing,
 }
 
 /// async-task's schedule hook for every process task.
