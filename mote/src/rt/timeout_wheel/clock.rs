@@ -92,7 +92,8 @@ fn upper_nanos() -> u64 {
     #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
     {
         let window = tsc::WINDOW.load(std::sync::atomic::Ordering::Relaxed);
-        if window != 0 {
+        // Neither 0 (not measured yet) nor `tsc::OFF`.
+        if window.wrapping_add(1) > 1 {
             if let Some((tsc, nanos)) = tsc::LAST.with(std::cell::Cell::get) {
                 if tsc::read().wrapping_sub(tsc) < window {
                     return nanos + SLACK_NANOS;
@@ -109,7 +110,7 @@ fn upper_nanos() -> u64 {
 #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
 mod tsc {
     use std::cell::Cell;
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::OnceLock;
 
     use super::{raw_nanos, SLACK_NANOS};
@@ -119,11 +120,12 @@ mod tsc {
         pub(super) static LAST: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
     }
 
-    /// Counter ticks that take less than a quarter of [`SLACK_NANOS`] at the measured rate
-    /// (0: not measured yet, or the counter is not to be used).
+    /// Counter ticks that take less than a quarter of [`SLACK_NANOS`] at the measured rate;
+    /// 0 while not measured yet, [`OFF`] once the counter is not to be used. It moves only
+    /// from 0 (to a window or to `OFF`) and from a window to `OFF`, so off is for good.
     pub(super) static WINDOW: AtomicU64 = AtomicU64::new(0);
-    /// Set for good when the counter proved unusable (see [`check`]).
-    static OFF: AtomicBool = AtomicBool::new(false);
+    /// [`WINDOW`]'s value once the counter proved unusable (see [`check`]).
+    pub(super) const OFF: u64 = u64::MAX;
 
     /// How long apart the two readings that measure the counter's rate are, at least.
     const MEASURE_NANOS: u64 = 20_000_000;
@@ -147,7 +149,7 @@ mod tsc {
             check(tsc0, nanos0, after, nanos);
         }
         LAST.with(|l| l.set(Some((tsc, nanos))));
-        if WINDOW.load(Ordering::Relaxed) == 0 && !OFF.load(Ordering::Relaxed) {
+        if WINDOW.load(Ordering::Relaxed) == 0 {
             measure(tsc, nanos, after);
         }
         nanos
@@ -162,23 +164,13 @@ mod tsc {
     fn measure(tsc: u64, nanos: u64, after: u64) {
         static FIRST: OnceLock<Option<(u64, u64)>> = OnceLock::new();
         let first = FIRST.get_or_init(|| usable().then_some((after, nanos)));
-        let Some((after0, nanos0)) = *first else {
-            OFF.store(true, Ordering::SeqCst);
-            return;
+        let w = match *first {
+            None => OFF,
+            Some((_, nanos0)) if nanos < nanos0 + MEASURE_NANOS => return,
+            Some((after0, nanos0)) => window(after0, nanos0, tsc, nanos).unwrap_or(OFF),
         };
-        if nanos < nanos0 + MEASURE_NANOS {
-            return;
-        }
-        match window(after0, nanos0, tsc, nanos) {
-            Some(w) => {
-                WINDOW.store(w, Ordering::SeqCst);
-                // Turned off meanwhile by another thread's `check`: stays off.
-                if OFF.load(Ordering::SeqCst) {
-                    WINDOW.store(0, Ordering::SeqCst);
-                }
-            }
-            None => OFF.store(true, Ordering::SeqCst),
-        }
+        // Only from "not measured yet": a window another thread measured, or `OFF`, stays.
+        let _ = WINDOW.compare_exchange(0, w, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Whether the kernel reads its own clock from the counter, and the processor says the
@@ -201,7 +193,7 @@ mod tsc {
         let ticks = u128::from(tsc.checked_sub(tsc0)?);
         let nanos = u128::from(nanos.checked_sub(nanos0)?);
         let w = ticks * u128::from(SLACK_NANOS / 4) / nanos.max(1);
-        u64::try_from(w).ok().filter(|w| *w > 0)
+        u64::try_from(w).ok().filter(|w| *w > 0 && *w != OFF)
     }
 
     /// Turns the fast path off for good if a thread's precise readings show the counter
@@ -213,9 +205,8 @@ mod tsc {
     /// both sides alike.
     fn check(tsc0: u64, nanos0: u64, tsc_after: u64, nanos: u64) {
         let window = WINDOW.load(Ordering::Relaxed);
-        if window != 0 && !keeps_pace(window, tsc0, nanos0, tsc_after, nanos) {
-            OFF.store(true, Ordering::SeqCst);
-            WINDOW.store(0, Ordering::SeqCst);
+        if window != 0 && window != OFF && !keeps_pace(window, tsc0, nanos0, tsc_after, nanos) {
+            WINDOW.store(OFF, Ordering::Relaxed);
         }
     }
 
