@@ -229,6 +229,11 @@ impl<S: Server> ServerRef<S> {
     /// Sends a request and waits up to `timeout` for the reply (Erlang's
     /// `gen_server:call/3`). [`Duration::MAX`] waits forever, as `infinity` does.
     ///
+    /// The timeout never ends a call early, and may end it up to about a millisecond and a
+    /// quarter late: its timer counts whole milliseconds, as Erlang's do, and a call made
+    /// soon after another on the same thread starts its timer from a clock reading up to a
+    /// quarter of a millisecond ahead, which spares it a clock read.
+    ///
     /// Callable from anywhere: any process (whatever its message type), a tokio task, plain
     /// async code. Errors are explained at [`CallError`]. The request is sent when `call`
     /// is called; the returned future only waits (and borrows nothing).

@@ -6,13 +6,15 @@
 //! 820 ns, measured with `mote-bench run --workload call` with and without one). A call's
 //! timeout almost never fires, so what matters is arming and disarming it. Here that is an
 //! insert and a remove in a [`Wheel`] behind an uncontended lock (each thread uses its own
-//! shard), plus one clock read ([`clock`]). A tokio task per shard sleeps until the
+//! shard), plus one clock read ([`clock`]; from the time-stamp counter when the thread read
+//! the clock a few tens of microseconds before). A tokio task per shard sleeps until the
 //! earliest tick that may be due and wakes the waiters whose time has come; it is told about
 //! a new entry only when that entry is due before the tick it sleeps until, which for
 //! timeouts of one length is almost never.
 //!
 //! Resolution is a millisecond, as for tokio's timers. A timeout never fires early; it may
-//! fire up to about a millisecond late, plus the time the driver's tokio thread takes to run.
+//! fire up to about a millisecond late (a quarter more when armed from the counter), plus
+//! the time the driver's tokio thread takes to run.
 
 mod clock;
 mod wheel;
