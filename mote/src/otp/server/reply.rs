@@ -1,6 +1,5 @@
 //! [`ReplyTo`]: the answer slot of one call (Erlang's `From`).
 
-use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::rt::completion::Completion;
@@ -66,43 +65,6 @@ pub struct ReplyTo<R: Send + 'static> {
     pub(super) server: ProcessId,
 }
 
-thread_local! {
-    /// The address of the reply slot of the call whose handler the server loop is polling
-    /// on this thread (0 while it polls none), zeroed by that call's reply: see
-    /// [`handling`].
-    static HANDLING: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Runs `poll`, one poll of the handler of the call whose reply slot is at address `slot`, and
-/// says whether the call was replied to meanwhile, on this thread (by the handler itself,
-/// as almost every handler does).
-///
-/// The loop must learn after a handler whether its call's `ReplyTo` was dropped
-/// unanswered (see [`ReplyTo`]'s drop). It used to hold a counted reference to the slot
-/// across the handler for that, whose clone and drop were two of the four locked
-/// instructions a call costs the server (with the reply's and the reply handle's drop). A
-/// call replied to here needs no such look; the loop looks only after a handler that did
-/// not reply this way, and then without a reference of its own (`no_reply_if_abandoned` in
-/// the loop). The address is only compared, never followed.
-#[inline]
-pub(super) fn handling<T>(slot: usize, poll: impl FnOnce() -> T) -> (T, bool) {
-    let outer = HANDLING.with(|h| h.replace(slot));
-    let out = poll();
-    let now = HANDLING.with(|h| h.replace(outer));
-    (out, now == 0)
-}
-
-/// A reply into the slot at `slot`: tells the loop polling that call's handler, if this is
-/// in one of its polls (see [`handling`]).
-#[inline]
-fn replied(slot: usize) {
-    let _ = HANDLING.try_with(|h| {
-        if h.get() == slot {
-            h.set(0);
-        }
-    });
-}
-
 /// The handler dropped the call's [`ReplyTo`] without replying.
 #[derive(Debug)]
 pub(crate) struct NoReply;
@@ -117,7 +79,6 @@ impl<R: Send + 'static> ReplyTo<R> {
     #[inline]
     pub fn reply(mut self, reply: R) {
         if let Some(slot) = self.slot.take() {
-            replied(Arc::as_ptr(&slot) as usize);
             // SAFETY: this handle is the slot's sole producer while it holds it: it is made
             // only by `ServerRef::send_with`, whose own `fail(NoProc)` comes only when the
             // request went into a mailbox its process no longer reads (so no handler has

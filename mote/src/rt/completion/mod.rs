@@ -257,13 +257,9 @@ impl<T> Completion<T> {
     }
 }
 
-impl<T: Send + 'static> ExitListener for Completion<T> {
+impl<T: Send> ExitListener for Completion<T> {
     fn exited(&self, reason: &ExitReason) {
         self.fail(reason.clone());
-    }
-
-    fn into_any(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        Some(self)
     }
 }
 

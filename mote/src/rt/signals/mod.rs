@@ -320,22 +320,6 @@ pub(crate) fn watch(target: ProcessId, listener: Arc<dyn ExitListener>) -> Optio
     Some(r)
 }
 
-/// The listener at address `at` among `target`'s watchers ([`watch`]), if one is there:
-/// a clone, so it stays alive however its other owners let go. A scan of the watchers, for
-/// a rare path (a server's loop after a handler that neither replied to nor dropped its
-/// call's reply slot itself).
-pub(crate) fn listener_at(target: ProcessId, at: *const ()) -> Option<Arc<dyn ExitListener>> {
-    peek_live(target, |_, s| {
-        s.as_ref()?.watchers.iter().find_map(|(_, w)| match w {
-            Watcher::Listener(l) if std::ptr::eq(Arc::as_ptr(l).cast::<()>(), at) => {
-                Some(Arc::clone(l))
-            }
-            _ => None,
-        })
-    })
-    .flatten()
-}
-
 /// Removes a watch made by [`watch`]. Returns true if it had not fired.
 pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
     remove_watcher(target, r)

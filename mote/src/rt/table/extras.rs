@@ -46,12 +46,6 @@ pub(crate) struct NameWatcher {
 pub(crate) trait ExitListener: Send + Sync {
     /// Called once, with no lock held, when the watched process has ended.
     fn exited(&self, reason: &ExitReason);
-
-    /// The listener as `Any`, for the owner that finds it among a process's watchers and
-    /// knows what it may be (a server's loop looking for a call's abandoned reply slot).
-    fn into_any(self: Arc<Self>) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        None
-    }
 }
 
 /// Runtime code run once with a process's exit reason.
