@@ -232,6 +232,57 @@ fn loom_queue_two_producers_hand_over_blocks() {
     });
 }
 
+/// A receiver that drained a burst gives up its large head block (`shrink_idle`: skip its
+/// unused position, link a short block, move `hint` there, free the large one) while a
+/// producer pushes two more: with loom's blocks, the burst of two ends in a 2-slot block
+/// with one position unused. The producer's claim races the skip's CAS of the tail, its
+/// walk from the old `hint` races the consumer's link and free. Every message arrives once
+/// and in order; loom reports a producer touching the freed block (a race on its `live`).
+#[test]
+fn loom_queue_shrink_while_a_producer_pushes() {
+    use crate::rt::mailbox::queue::Queue;
+    model(|| {
+        let queue = Arc::new(Queue::new());
+        // SAFETY: single-threaded so far; every message is a `u32`.
+        unsafe {
+            queue.push::<u32>(0, 1);
+            queue.push::<u32>(0, 2);
+            assert_eq!(queue.pop::<u32>(), Some((0, 1)));
+            assert_eq!(queue.pop::<u32>(), Some((0, 2)));
+        }
+        let producer = {
+            let queue = Arc::clone(&queue);
+            thread::spawn(move || {
+                for m in [3, 4] {
+                    // SAFETY: every message is a `u32`.
+                    unsafe { queue.push::<u32>(0, m) };
+                }
+            })
+        };
+        // SAFETY: this thread is the only consumer; the messages are `u32`s.
+        unsafe { queue.shrink_idle::<u32>() };
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            // SAFETY: as above.
+            match unsafe { queue.pop::<u32>() } {
+                Some((_, m)) => got.push(m),
+                None => {
+                    // SAFETY: as above.
+                    unsafe { queue.shrink_idle::<u32>() };
+                    thread::yield_now();
+                }
+            }
+        }
+        assert_eq!(got, [3, 4]);
+        producer.join().unwrap();
+        // SAFETY: the producer is joined.
+        unsafe {
+            assert!(queue.is_empty());
+            assert_eq!(queue.drain::<u32>(), 0);
+        }
+    });
+}
+
 /// The owner's `drop_queued` after a push has claimed its position (the queue's length
 /// counts it) but maybe not yet written its value: `drop_queued` waits for the value and
 /// drops it (fails when it returns at the first empty pop).

@@ -532,6 +532,18 @@ impl Slot {
         })
     }
 
+    /// Owner-only, with the mailbox found empty before parking: gives up a large head
+    /// block for a short one, so that a process waiting between bursts of messages holds
+    /// little (see `Queue::shrink_idle`).
+    ///
+    /// # Safety
+    /// Called only by the process that owns this slot, whose message type is `M`.
+    #[inline]
+    pub(crate) unsafe fn shrink_idle<M>(&self) {
+        // SAFETY: owner-only (the contract): we are the queue's consumer.
+        unsafe { self.queue.shrink_idle::<M>() };
+    }
+
     /// Parks the receiver: after this, the next push wakes `waker`'s task. Returns false if
     /// a message arrived meanwhile (the caller must pop again instead of sleeping).
     ///
