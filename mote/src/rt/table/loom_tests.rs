@@ -12,8 +12,19 @@ use std::task::Waker;
 
 use crate::rt::sync::models::{model, thread, Unpark as Flag};
 
-use crate::rt::table::slot::drain;
+use crate::rt::table::slot::{drain, Kind};
 use crate::rt::table::Slot;
+
+/// The kinds of the slots below (the task size is not used).
+const U32_KIND: Kind = Kind {
+    drain: drain::<u32>,
+    task_bytes: 0,
+};
+#[cfg(loom)]
+const COUNTED_KIND: Kind = Kind {
+    drain: drain::<Counted>,
+    task_bytes: 0,
+};
 
 /// Receives `n` messages the way a process does: pop, else park and wait for the wake.
 fn receive(slot: &Slot, n: usize) -> Vec<u32> {
@@ -47,7 +58,7 @@ fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
     // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), drain::<u32>) };
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND) };
     (slot, flag)
 }
 
@@ -120,7 +131,7 @@ fn loom_send_racing_exit_recycles_once() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), drain::<Counted>) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -152,7 +163,7 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), drain::<Counted>) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
