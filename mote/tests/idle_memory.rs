@@ -138,6 +138,28 @@ fn an_idle_process_holds_one_small_task_allocation() {
     );
 }
 
+/// The whole of an idle process, as introspection reports it: its table slot (88 bytes; 96
+/// before it stopped keeping its index and task size) and its task (88 bytes for
+/// `million`'s closure: async-task's 32-byte header, the runner's slot pointer, a 48-byte
+/// future). The heap test above pins the task's allocation; this pins the slot.
+#[test]
+fn an_idle_process_is_its_slot_and_its_task() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let memory = mote::run(|main: Process<()>| async move {
+        let done = main.pid();
+        // The `million` benchmark's process.
+        let idle = mote::spawn(move |mut idle: Process<()>| async move {
+            idle.recv().await;
+            done.send(());
+        });
+        let memory = mote::process_info(idle.id()).expect("alive").memory;
+        idle.send(());
+        memory
+    })
+    .unwrap();
+    assert!(memory <= 88 + 88, "{memory} bytes for an idle process");
+}
+
 /// Live allocations of any size.
 fn live_allocations() -> i64 {
     LIVE.iter().map(|c| c.load(Ordering::Relaxed)).sum()

@@ -14,7 +14,7 @@ use crate::rt::runner::Runner;
 use crate::rt::scheduler::{schedule, schedule_process};
 use crate::rt::signals;
 use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
-use crate::rt::table::slot::drain;
+use crate::rt::table::slot::{drain, Kind};
 use crate::rt::table::TABLE;
 use crate::values::exit::{Down, ExitReason, IntoExitReason};
 use crate::values::monitor_ref::MonitorRef;
@@ -23,6 +23,18 @@ use crate::values::pid::{Pid, ProcessId};
 /// async-task's per-task header (state, awaiter, vtable; no flags without its "std"
 /// feature), for memory figures.
 const TASK_HEADER_BYTES: usize = 32;
+
+/// The [`Kind`] of the processes with messages `M` and future `Fut`: one `'static` constant
+/// per pair, so that a slot points at it instead of keeping the drop function and the task
+/// size apart.
+struct KindOf<M, Fut>(std::marker::PhantomData<(fn(M), Fut)>);
+
+impl<M: Send + 'static, Fut: Future> KindOf<M, Fut> {
+    const KIND: &'static Kind = &Kind {
+        drain: drain::<M>,
+        task_bytes: TASK_HEADER_BYTES + size_of::<Runner<Fut>>(),
+    };
+}
 
 /// Spawns a process running `f` and returns its address at once, without waiting for it to
 /// start (like Erlang's `spawn`, and as cheap as we can make it: one task allocation and a
@@ -276,11 +288,10 @@ impl SpawnOptions {
         let task = Runner::new(slot, f(Process::new(slot)));
         let (runnable, handle) = async_task::spawn(task, WithInfo(schedule_process));
         handle.detach();
-        // SAFETY: the slot came from the free list, and `drain::<M>` matches the mailbox
-        // type of the `Process<M>` the task owns.
-        unsafe { slot.occupy(runnable.waker(), drain::<M>) };
-        let group = self.run_group.unwrap_or_else(current::run_group);
-        slot.set_spawn_info(TASK_HEADER_BYTES + size_of::<Runner<Fut>>(), group);
+        // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
+        // mailbox type of the `Process<M>` the task owns.
+        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND) };
+        slot.set_run_group(self.run_group.unwrap_or_else(current::run_group));
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         metrics::count_spawn();
         let id = slot.id();

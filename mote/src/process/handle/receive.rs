@@ -108,6 +108,11 @@ impl<M: Send + 'static> Process<M> {
                     .get_or_insert_with(Default::default)
                     .push_back((tag, m));
             }
+            if spins == 0 {
+                // Waiting with a large block left from a burst: keep a short one instead.
+                // SAFETY: we own this slot and its messages are `M`.
+                unsafe { self.slot.shrink_idle::<M>() };
+            }
             let foreign = !self.slot.is_task_waker(cx.waker());
             if foreign {
                 crate::rt::table::foreign::store(self.slot.index(), cx.waker());

@@ -18,7 +18,11 @@ pub(crate) mod slot;
 
 use std::alloc::{self, Layout};
 use std::cell::Cell;
+use std::mem::size_of;
+use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+use crossbeam_utils::CachePadded;
 
 use free_cache::FreeCache;
 use free_list::FreeList;
@@ -35,7 +39,12 @@ const PAGES: usize = 20;
 pub(crate) const MAX_PROCESSES: usize = BASE * ((1 << PAGES) - 1);
 
 pub(crate) struct Table {
-    pages: [AtomicPtr<Slot>; PAGES],
+    /// Written once per page, read by every lookup and by [`Table::index_of`]: on cache
+    /// lines of their own, apart from the counters every spawn and exit writes.
+    pages: CachePadded<[AtomicPtr<Slot>; PAGES]>,
+    /// 1 + the newest page published (0: none yet), where [`Table::index_of`] starts; as
+    /// read-mostly as `pages`.
+    newest: CachePadded<AtomicUsize>,
     /// Slots `0..fresh` have been handed out at least once.
     fresh: AtomicU32,
     /// Slots whose process has ended, to be reused first.
@@ -58,7 +67,8 @@ impl Table {
     #[cfg(not(loom))]
     const fn new() -> Self {
         Table {
-            pages: [NULL_PAGE; PAGES],
+            pages: CachePadded::new([NULL_PAGE; PAGES]),
+            newest: CachePadded::new(AtomicUsize::new(0)),
             fresh: AtomicU32::new(0),
             free: FreeList::new(),
             live: AtomicUsize::new(0),
@@ -68,7 +78,8 @@ impl Table {
     #[cfg(loom)]
     fn new() -> Self {
         Table {
-            pages: [NULL_PAGE; PAGES],
+            pages: CachePadded::new([NULL_PAGE; PAGES]),
+            newest: CachePadded::new(AtomicUsize::new(0)),
             fresh: AtomicU32::new(0),
             free: FreeList::new(),
             live: AtomicUsize::new(0),
@@ -130,7 +141,6 @@ impl Table {
             self.new_page(page);
         }
         let slot = self.get(index).expect("page just ensured");
-        slot.index.store(index, Ordering::Relaxed);
         slot.queue.init();
         Some(slot)
     }
@@ -160,13 +170,35 @@ impl Table {
             // publish it, so nobody else has seen it.
             unsafe { alloc::dealloc(base.cast(), layout) };
         }
+        self.newest.fetch_max(page + 1, Ordering::Release);
     }
 
     /// Returns a slot whose process has ended and whose references are all gone.
     pub(crate) fn recycle(&'static self, slot: &Slot) {
-        foreign::forget(slot.index());
-        let index = slot.index();
+        let index = self.index_of(slot).expect("a slot of this table");
+        foreign::forget(index);
         with_cache(self, |cache| cache.push(self, index));
+    }
+
+    /// The index of `slot`, if it is one of this table's, found from its address: a slot
+    /// does not store it (4 bytes per process). The pages are searched from the newest,
+    /// which holds about half the slots, down; the page pointers are read-mostly (see
+    /// `pages`), so the search costs a few cached loads.
+    pub(crate) fn index_of(&self, slot: &Slot) -> Option<u32> {
+        let address = ptr::from_ref(slot).addr();
+        let find = |page: usize| {
+            let base = self.pages[page].load(Ordering::Acquire);
+            if base.is_null() {
+                return None;
+            }
+            let offset = address.wrapping_sub(base.addr()) / size_of::<Slot>();
+            // The index of the page's first slot, plus the offset.
+            (offset < BASE << page).then(|| ((BASE << page) - BASE + offset) as u32)
+        };
+        let newest = self.newest.load(Ordering::Acquire);
+        // The pages above only for a slot of a page whose publisher has not raised
+        // `newest` yet (another thread's slot on it reached us first).
+        (0..newest).rev().chain(newest..PAGES).find_map(find)
     }
 
     /// Every slot ever handed out, in index order.
@@ -250,7 +282,7 @@ mod tests {
                 .map(|_| {
                     std::thread::spawn(move || {
                         (0..n)
-                            .map(|_| table.alloc().expect("room").index())
+                            .map(|_| table.index_of(table.alloc().expect("room")).unwrap())
                             .collect::<Vec<_>>()
                     })
                 })
@@ -295,7 +327,7 @@ mod tests {
         let count = second.len();
         let again = std::thread::spawn(move || {
             (0..count)
-                .map(|_| table.alloc().expect("room").index())
+                .map(|_| table.index_of(table.alloc().expect("room")).unwrap())
                 .collect::<Vec<_>>()
         });
         let mut again = again.join().unwrap();
@@ -303,12 +335,30 @@ mod tests {
         assert_eq!(again, second, "the recycled slots, before any fresh one");
     }
 
+    /// A slot's index comes from its address: every slot handed out, across pages, maps
+    /// back to the index it was found at; a slot from elsewhere maps to none.
+    #[test]
+    #[cfg(not(loom))]
+    fn index_of_finds_every_slot_from_its_address() {
+        static TABLE_UNDER_TEST: Table = Table::new();
+        let table = &TABLE_UNDER_TEST;
+        let n = if cfg!(miri) { 800 } else { 5000 };
+        for _ in 0..n {
+            table.alloc().expect("room");
+        }
+        for index in 0..n as u32 {
+            let slot = table.get(index).expect("handed out");
+            assert_eq!(table.index_of(slot), Some(index));
+        }
+        assert_eq!(table.index_of(&Slot::new()), None);
+    }
+
     #[test]
     fn a_slot_stays_small() {
-        // Every live process pays for one slot; docs/design.md quotes this size. (96 since
-        // the extras' lock byte sits apart from its pointer, the receive budget takes 2
-        // bytes and receives count straight into `work`; 1 byte of it is padding.)
-        assert_eq!(std::mem::size_of::<Slot>(), 96);
+        // Every live process pays for one slot; docs/design.md quotes this size. (88 since
+        // the slot keeps neither its index nor its task's size; 96 before. 1 byte of it is
+        // padding.)
+        assert_eq!(std::mem::size_of::<Slot>(), 88);
     }
 
     #[test]
