@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use crate::process::handle::Process;
 use crate::process::runtime::run;
-use crate::rt::completion::{ExitWatch, Waiter};
+use crate::rt::completion::ProcessEnd;
 use crate::rt::timeout_wheel::timeout;
 use crate::values::exit::{ExitReason, IntoExitReason};
 use crate::values::pid::ProcessId;
@@ -164,11 +164,8 @@ pub fn assert_mailbox<M: PartialEq + Debug + Send + 'static>(p: &mut Process<M>,
 /// ```
 pub async fn wait_exit(id: impl Into<ProcessId>, within: Duration) -> ExitReason {
     let id = id.into();
-    let mut ended = Waiter::<()>::new();
-    let _watch = ExitWatch::new(id, ended.completion());
-    match timeout(within, ended.wait()).await {
-        Ok(Err(reason)) => reason,
-        Ok(Ok(())) => unreachable!("nothing completes this completion with a value"),
+    match timeout(within, ProcessEnd::watch(id)).await {
+        Ok(reason) => reason,
         Err(_) => panic!("process {id:?} was still running after {within:?}"),
     }
 }

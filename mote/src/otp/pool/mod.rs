@@ -72,6 +72,7 @@ mod map_reduce;
 mod worker;
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
@@ -100,7 +101,7 @@ pub type StartError = PoolStartError;
 pub use dispatch::Dispatch;
 pub use job::{Job, JobError};
 
-use crate::rt::completion::{ExitWatch, Waiter};
+use crate::rt::completion::ProcessEnd;
 use crate::values::exit::ExitReason;
 use crate::values::pid::ProcessId;
 use dispatch::Queues;
@@ -332,12 +333,11 @@ impl Pool {
 
     /// Waits for the manager (and so every worker) to end, for at most `timeout`.
     async fn manager_ended_within(&self, timeout: Duration) -> bool {
-        let mut ended = Waiter::<()>::new();
-        let _watch = ExitWatch::new(self.handle.manager, ended.completion());
+        let mut ended = ProcessEnd::watch(self.handle.manager);
         // A timer of mote's own tokio runtime, so this works from any async context.
         let mut sleep = std::pin::pin!(crate::process::sleep::deadline(timeout));
         std::future::poll_fn(|cx| {
-            if ended.poll_take(cx).is_ready() {
+            if Pin::new(&mut ended).poll(cx).is_ready() {
                 Poll::Ready(true)
             } else if sleep.as_mut().poll(cx).is_ready() {
                 Poll::Ready(false)

@@ -9,7 +9,7 @@ use super::spec::{ChildKind, ChildSpec, Restart, Shutdown};
 use super::{ChildCounts, ChildInfo, Strategy, SupervisorError};
 use crate::otp::server::{Context, Next, ReplyTo, Server};
 use crate::otp::shutdown::shut_down;
-use crate::rt::completion::{ExitWatch, Waiter};
+use crate::rt::completion::ProcessEnd;
 use crate::values::exit::{Exit, ExitReason};
 use crate::values::pid::ProcessId;
 use crate::values::term::Term;
@@ -340,9 +340,7 @@ impl Server for SupState {
 async fn stop_process(pid: ProcessId, shutdown: Shutdown, ctx: &mut Context<SupState>) {
     // Unlinked first, so its end is not also taken for a failure to handle.
     ctx.process().unlink(pid);
-    let mut ended = Waiter::<()>::new();
-    let _watch = ExitWatch::new(pid, ended.completion());
-    let mut ended = std::pin::pin!(ended.wait());
+    let mut ended = ProcessEnd::watch(pid);
     let _ = match shutdown {
         Shutdown::BrutalKill => {
             crate::exit(pid, ExitReason::Kill);

@@ -483,4 +483,7 @@ impl std::fmt::Debug for ExitWatch {
 
 #[cfg(test)]
 mod loom_tests;
+mod process_end;
 mod recycle;
+
+pub(crate) use process_end::ProcessEnd;
