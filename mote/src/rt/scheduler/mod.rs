@@ -54,7 +54,9 @@ use lifo::LifoSlot;
 use sleepers::Sleepers;
 use watchdog::Watchdog;
 
-pub(crate) use worker::schedule;
+pub(crate) use worker::{
+    alone_with_backlog, backlog_ended, is_consumer, schedule, yield_with_backlog, BACKLOG_SPIN,
+};
 
 /// Consecutive runs from the LIFO slot before the worker takes from its queue instead.
 const MAX_LIFO_STREAK: u32 = 3;
@@ -91,6 +93,9 @@ pub(crate) struct Scheduler {
     watchdog: Watchdog,
     /// Workers spinning in [`Scheduler::spin`] now: at most half of them spin at a time.
     spinning: CachePadded<AtomicUsize>,
+    /// The process last kept on its worker for its backlog (its slot's address; 0: none),
+    /// see `worker::alone_with_backlog`. A hint, read and written relaxed.
+    consumer: CachePadded<AtomicUsize>,
 }
 
 /// One worker's record, written by that worker alone and read by anyone.
@@ -144,6 +149,7 @@ impl Scheduler {
             },
             watchdog: Watchdog::default(),
             spinning: CachePadded::default(),
+            consumer: CachePadded::default(),
         });
         if workers > 1 {
             let scheduler = Arc::clone(&scheduler);
@@ -382,5 +388,5 @@ impl WorkerStats {
 
 /// async-task's schedule hook for every process task.
 pub(crate) fn schedule_process(runnable: Runnable, info: ScheduleInfo) {
-    schedule(runnable, info.woken_while_running);
+    worker::schedule_woken(runnable, info.woken_while_running);
 }
