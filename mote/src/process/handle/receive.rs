@@ -18,7 +18,7 @@ const AWAIT_LOOKS: u32 = 4;
 /// `Process::await_message`): the queue's largest block of small messages, and a batch.
 const STREAM_LEAD: usize = 256 + BATCH;
 
-/// The most messages a receive takes off the queue at once (see `Process::take_batch`).
+/// How many more than [`STREAM_LEAD`] end a wait for messages at once.
 const BATCH: usize = 64;
 
 /// The future of [`Process::recv`].
@@ -110,32 +110,29 @@ impl<M: Send + 'static> Process<M> {
         matches: &mut impl FnMut(&M) -> bool,
     ) -> Poll<M> {
         let mut spins = 0;
-        // Once per receive: a message being pushed counts as queued, and if its sender lost
-        // its CPU meanwhile, the park below fails and the receive yields.
-        let mut awaited = false;
-        if crate::rt::scheduler::alone_with_backlog(self.consumer_key()) {
-            // SAFETY: we own this slot.
-            if unsafe { self.slot.mailbox_len() } < STREAM_LEAD {
-                awaited = true;
-                self.await_message();
-            }
+        // Whether this is the process the scheduler keeps for its backlog (see
+        // `scheduler::yield_with_backlog`), which waits for messages before it parks; once
+        // per receive: a message being pushed counts as queued, and if its sender lost its
+        // CPU meanwhile, the park below fails and the receive yields. One load of a line
+        // written only when the kept process changes; the rest is out of line, so that
+        // every other receive stays as it was.
+        let mut awaited = !crate::rt::scheduler::is_consumer(self.consumer_key());
+        if !awaited && self.stay_behind() {
+            awaited = true;
         }
         loop {
             // SAFETY: we own this slot and its messages are `M`.
             while let Some((tag, m)) = unsafe { self.slot.pop::<M>() } {
                 if matches(&m) {
-                    if tag == 0 && crate::rt::scheduler::is_consumer(self.consumer_key()) {
-                        self.take_batch();
-                    }
                     return Poll::Ready(m);
                 }
                 self.saved
                     .get_or_insert_with(Default::default)
                     .push_back((tag, m));
             }
-            if !awaited && crate::rt::scheduler::alone_with_backlog(self.consumer_key()) {
+            if !awaited {
                 awaited = true;
-                if self.await_message() {
+                if self.await_when_alone() {
                     continue;
                 }
             }
@@ -167,37 +164,44 @@ impl<M: Send + 'static> Process<M> {
     /// The receive budget ran out: yields, and if messages are still queued, keeps the
     /// thread (see `scheduler::yield_with_backlog`): the others queued on it go to the
     /// other threads.
+    #[cold]
+    #[inline(never)]
     fn yield_for_budget(&mut self, cx: &mut Context<'_>) -> Poll<M> {
         // SAFETY: we own this slot.
-        if unsafe { self.slot.mailbox_len() } == 0 {
+        let backlog = unsafe { self.slot.mailbox_len() };
+        if backlog == 0 {
             return self.yield_now(cx);
         }
         self.publish_len();
-        crate::rt::scheduler::yield_with_backlog(self.consumer_key(), || cx.waker().wake_by_ref());
+        crate::rt::scheduler::yield_with_backlog(self.consumer_key(), backlog, || {
+            cx.waker().wake_by_ref()
+        });
         Poll::Pending
     }
 
-    /// The process is the one its scheduler keeps for a backlog: moves up to
-    /// [`BATCH`] more queued messages to the saved ones, which the next receives take
-    /// first, in order. Each pop reads the queue's head, on the cache line that every send
-    /// claims its position on: popped one per receive while the senders are sending, the
-    /// line moved between the two threads at every message (most of `fanin`'s time in both
-    /// its send and its receive). Popped in a burst, it moves once or twice a batch. Stops
-    /// after a tagged message, so that a bounded mailbox's permits come back no earlier
-    /// than one message ahead.
+    /// The kept process, alone on its worker and fewer than [`STREAM_LEAD`] messages
+    /// behind its senders: waits until it is that far behind (see `await_message`). True
+    /// if it waited.
     #[cold]
-    fn take_batch(&mut self) {
-        let saved = self.saved.get_or_insert_with(Default::default);
-        for _ in 1..BATCH {
-            // SAFETY: we own this slot and its messages are `M`.
-            let Some((tag, m)) = (unsafe { self.slot.pop::<M>() }) else {
-                return;
-            };
-            saved.push_back((tag, m));
-            if tag != 0 {
-                return;
-            }
+    #[inline(never)]
+    fn stay_behind(&self) -> bool {
+        if !crate::rt::scheduler::alone_with_backlog(self.consumer_key()) {
+            return false;
         }
+        // SAFETY: we own this slot.
+        if unsafe { self.slot.mailbox_len() } >= STREAM_LEAD {
+            return false;
+        }
+        self.await_message();
+        true
+    }
+
+    /// The kept process found its mailbox empty: if alone on its worker, waits for
+    /// messages before parking (see `await_message`). True once one is queued.
+    #[cold]
+    #[inline(never)]
+    fn await_when_alone(&self) -> bool {
+        crate::rt::scheduler::alone_with_backlog(self.consumer_key()) && self.await_message()
     }
 
     /// This process, as the scheduler's backlog hints name it.
@@ -210,13 +214,14 @@ impl<M: Send + 'static> Process<M> {
     /// while they keep coming until [`STREAM_LEAD`] + [`BATCH`] are queued (see
     /// `scheduler::alone_with_backlog`). True once any message is queued.
     ///
-    /// Waiting for more than a message does two things. Receives then take batches, not
-    /// the message just sent (see [`take_batch`](Self::take_batch)). And the receiver
-    /// stays a block of the queue behind its senders: a receiver inside the queue's last
-    /// block when a sender links the next makes that one small (the queue's rule for a
-    /// receiver that keeps up, which then holds one small block), and blocks of 16 cost a
+    /// Waiting for more than a message does two things. The receiver then drains a run
+    /// of messages its senders are done with, rather than reading each slot the moment it
+    /// is written (the slot's cache line moving between the two threads at every message).
+    /// And it stays a block of the queue behind its senders: a receiver inside the queue's
+    /// last block when a sender links the next makes that one small (the queue's rule for
+    /// a receiver that keeps up, which then holds one small block), and blocks of 16 cost a
     /// sender's allocation and the receiver's free every 16 messages, both on the
-    /// allocator's one lock (a third of `fanin`'s time went to that lock's futex).
+    /// allocator's lock (a third of `fanin`'s time went to that lock's futex).
     #[cold]
     fn await_message(&self) -> bool {
         let start = std::time::Instant::now();

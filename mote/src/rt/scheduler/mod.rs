@@ -93,9 +93,6 @@ pub(crate) struct Scheduler {
     watchdog: Watchdog,
     /// Workers spinning in [`Scheduler::spin`] now: at most half of them spin at a time.
     spinning: CachePadded<AtomicUsize>,
-    /// The process last kept on its worker for its backlog (its slot's address; 0: none),
-    /// see `worker::alone_with_backlog`. A hint, read and written relaxed.
-    consumer: CachePadded<AtomicUsize>,
 }
 
 /// One worker's record, written by that worker alone and read by anyone.
@@ -149,7 +146,6 @@ impl Scheduler {
             },
             watchdog: Watchdog::default(),
             spinning: CachePadded::default(),
-            consumer: CachePadded::default(),
         });
         if workers > 1 {
             let scheduler = Arc::clone(&scheduler);

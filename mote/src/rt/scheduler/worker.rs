@@ -2,7 +2,10 @@
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_utils::CachePadded;
 
 use async_task::Runnable;
 use crossbeam_deque::Worker;
@@ -21,6 +24,26 @@ const BACKLOG_INJECTOR_FACTOR: u32 = 64;
 /// before it parks (see [`alone_with_backlog`]): as long as an idle worker spins for work.
 pub(crate) const BACKLOG_SPIN: std::time::Duration = super::SPIN;
 
+/// The backlog from which a process may be kept (see [`yield_with_backlog`]): sixteen
+/// budgets' worth. A pool's workers and a parent collecting its children's results have a
+/// few queued; kept, they took their thread from processes that had work (`parsum pool`
+/// ran three times slower).
+const KEEP_BACKLOG: usize = 8192;
+
+/// The most tasks a worker's queue may hold for a process to be kept (see
+/// [`yield_with_backlog`]): handing many more to the injector (`million`'s main, behind
+/// its own spawns) cost more than the wait it saved.
+const KEEP_QUEUE: usize = 256;
+
+/// The average poll of a worker from which a process that yields there with a backlog
+/// keeps the worker (see [`yield_with_backlog`]): ten times a budget's worth of receives.
+const LONG_POLL: Duration = Duration::from_micros(100);
+
+/// The process the scheduler keeps for its backlog (its slot's address; 0: none), see
+/// [`yield_with_backlog`]. A hint, read and written relaxed; a static, so that the look
+/// every receive takes at it is one load (there is one scheduler per process).
+static CONSUMER: CachePadded<AtomicUsize> = CachePadded::new(AtomicUsize::new(0));
+
 /// The queues of the worker running on this thread.
 struct Local {
     scheduler: *const Scheduler,
@@ -35,25 +58,37 @@ struct Local {
     backlog_yield: Cell<bool>,
     /// Whether there are other workers to hand tasks to.
     others: bool,
+    /// This worker's number.
+    index: usize,
+    /// When the current window of polls began (every `PIN_BATCH` polls), and the worker's
+    /// poll count then (see [`yield_with_backlog`]): one clock read per window, none per
+    /// poll.
+    window: Cell<(Instant, u32)>,
 }
 
 /// Called by a process whose receive budget ran out with messages still queued, with
-/// `wake` waking its own task: the task keeps this worker rather than going to the back
-/// of its queue, and the tasks queued here go to the global injector, where the other
-/// workers take them.
+/// `wake` waking its own task. Normally the task goes to the back of this worker's queue.
+/// But where the worker's polls are long (at least [`LONG_POLL`] on average, over the last
+/// `PIN_BATCH` or fewer, this one included), so that a task at the back of its queue would
+/// wait long for its next turn, a process with [`KEEP_BACKLOG`] messages or more queued
+/// keeps the worker from then on, while its backlog lasts: it runs again next, and the tasks queued here go to the global injector,
+/// where the other workers take them.
 ///
 /// A consumer behind its senders is the one process whose progress frees memory and whose
 /// delay they cannot make up for. At the back of a queue of senders whose polls are long
 /// (a loop of sends never yields), it got one poll of a budget's worth of messages per
 /// round of them, and the senders on both threads buried it (the `fanin` benchmark: 0.2 s
-/// when the receiver happened to have a thread to itself, up to 0.9 s and its whole 10M
-/// messages queued when it did not). With one worker (nothing to hand over) it yields as
-/// before.
+/// when the receiver happened to have a thread to itself, up to 1 s and its whole 10M
+/// messages queued when it did not). Processes among short polls (a chain's relays, each
+/// with a backlog of its own) yield as before: keeping one of them only moves the others
+/// about (`chain` ran 10% slower when any process behind a slow round of its queue was
+/// kept). With one worker (nothing to hand over) every process
+/// yields as before.
 ///
 /// `consumer` names the process (its table slot's address): the scheduler remembers the
-/// last one kept (see [`alone_with_backlog`]).
+/// one it keeps (see [`alone_with_backlog`]).
 #[inline]
-pub(crate) fn yield_with_backlog(consumer: usize, wake: impl FnOnce()) {
+pub(crate) fn yield_with_backlog(consumer: usize, backlog: usize, wake: impl FnOnce()) {
     let local = LOCAL.with(Cell::get);
     if local.is_null() {
         wake();
@@ -61,18 +96,24 @@ pub(crate) fn yield_with_backlog(consumer: usize, wake: impl FnOnce()) {
     }
     // SAFETY: see `schedule`.
     let local = unsafe { &*local };
-    if !local.others {
-        wake();
-        return;
-    }
-    // Read when the task is queued again, after its poll returns (async-task queues a task
-    // that woke itself while running only then); the worker clears it after each run, in
-    // case `wake` was not the task's own waker.
-    local.backlog_yield.set(true);
-    // SAFETY: see `keep_with_backlog`.
-    let scheduler = unsafe { &*local.scheduler };
-    if scheduler.consumer.load(Ordering::Relaxed) != consumer {
-        scheduler.consumer.store(consumer, Ordering::Relaxed);
+    let kept = is_consumer(consumer);
+    if local.others && (kept || (backlog >= KEEP_BACKLOG && local.queue.len() <= KEEP_QUEUE)) {
+        // The polls this worker ran lately, the one running now included, took this long
+        // on average: long ones are what a process queued behind them waits for.
+        let (since, at) = local.window.get();
+        // SAFETY: the scheduler outlives its workers.
+        let scheduler = unsafe { &*local.scheduler };
+        let polls = scheduler.stats[local.index].tasks.load(Ordering::Relaxed) as u32;
+        let long_polls = since.elapsed() >= LONG_POLL * (polls.wrapping_sub(at) + 1);
+        if kept || long_polls {
+            if !kept {
+                CONSUMER.store(consumer, Ordering::Relaxed);
+            }
+            // Read when the task is queued again, after its poll returns (async-task
+            // queues a task that woke itself while running only then); the worker clears
+            // it after each run, in case `wake` was not the task's own waker.
+            local.backlog_yield.set(true);
+        }
     }
     wake();
 }
@@ -93,9 +134,7 @@ pub(crate) fn alone_with_backlog(consumer: usize) -> bool {
     }
     // SAFETY: see `schedule`.
     let local = unsafe { &*local };
-    // SAFETY: the scheduler outlives its workers.
-    let scheduler = unsafe { &*local.scheduler };
-    scheduler.consumer.load(Ordering::Relaxed) == consumer
+    is_consumer(consumer)
         // SAFETY: the slot lives in the scheduler, which outlives its workers.
         && unsafe { &*local.lifo }.peek().is_null()
         && local.queue.is_empty()
@@ -105,15 +144,14 @@ pub(crate) fn alone_with_backlog(consumer: usize) -> bool {
 /// a line written only when that changes).
 #[inline]
 pub(crate) fn is_consumer(consumer: usize) -> bool {
-    super::global::running().is_some_and(|s| s.consumer.load(Ordering::Relaxed) == consumer)
+    CONSUMER.load(Ordering::Relaxed) == consumer
 }
 
 /// `consumer` waited [`BACKLOG_SPIN`] for a message in vain: its stream has stopped.
 #[cold]
 pub(crate) fn backlog_ended(consumer: usize) {
-    let scheduler = super::global::scheduler();
-    if scheduler.consumer.load(Ordering::Relaxed) == consumer {
-        scheduler.consumer.store(0, Ordering::Relaxed);
+    if CONSUMER.load(Ordering::Relaxed) == consumer {
+        CONSUMER.store(0, Ordering::Relaxed);
     }
 }
 
@@ -198,6 +236,8 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
         resume: Cell::new(None),
         backlog_yield: Cell::new(false),
         others: scheduler.stealers.len() > 1,
+        index,
+        window: Cell::new((Instant::now(), 0)),
     };
     LOCAL.with(|l| l.set(&local));
     let mut tick: u32 = 0;
@@ -249,6 +289,9 @@ pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) 
             runs = runs.wrapping_add(1);
             if runs % PIN_BATCH == 0 {
                 unpin(&mut pinned, runs);
+                // A new window of poll lengths (see `yield_with_backlog`), in a branch taken
+                // anyway: no cost per poll.
+                local.window.set((Instant::now(), runs));
             }
         }
     }
