@@ -6,7 +6,7 @@
 mod common;
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -126,70 +126,5 @@ fn process_queued_behind_a_long_poll_runs_on_the_idle_thread() {
     assert!(
         ran,
         "B did not run while C computed for 5 s, although a scheduler thread was idle"
-    );
-}
-
-/// One receiver and senders whose polls never yield (each sends its share in one loop, as
-/// the `fanin` benchmark's do): the receiver drains while they send, on the thread the
-/// scheduler leaves to it, rather than one budget's worth of messages per round of the
-/// senders queued with it. It used to yield to the back of its thread's queue after each
-/// 512 messages, behind the senders there, whose polls last a whole share each: in most
-/// runs both threads sent and the receiver received only once the senders were done,
-/// its whole input queued meanwhile. Counted here: what it had received when the last
-/// sender finished: at least two fifths of the input in each of three runs (60 to 100%
-/// now; 0.3 to 43% before, except when the receiver happened to get a thread to itself,
-/// two runs in seven).
-#[test]
-fn a_receiver_behind_senders_that_never_yield_drains_while_they_send() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    two_threads();
-    for _ in 0..3 {
-        receiver_drains_while_senders_send();
-    }
-}
-
-fn receiver_drains_while_senders_send() {
-    const SENDERS: u64 = 40;
-    const EACH: u64 = 25_000;
-    const TOTAL: u64 = SENDERS * EACH;
-    let received = Arc::new(AtomicU64::new(0));
-    let finished = Arc::new(AtomicU64::new(0));
-    let at_last_finish = Arc::new(AtomicU64::new(0));
-    let (r, f, a) = (
-        Arc::clone(&received),
-        Arc::clone(&finished),
-        Arc::clone(&at_last_finish),
-    );
-    let sum = mote::run(move |mut main: Process<u64>| async move {
-        let report = main.pid();
-        let counted = Arc::clone(&r);
-        let receiver = mote::spawn(move |mut rx: Process<u64>| async move {
-            let mut sum = 0;
-            for count in 1..=TOTAL {
-                sum += rx.recv().await;
-                counted.store(count, Ordering::Relaxed);
-            }
-            report.send(sum);
-        });
-        for _ in 0..SENDERS {
-            let (r, f, a) = (Arc::clone(&r), Arc::clone(&f), Arc::clone(&a));
-            mote::spawn(move |_s: Process<()>| async move {
-                for _ in 0..EACH {
-                    receiver.send(1);
-                }
-                if f.fetch_add(1, Ordering::SeqCst) + 1 == SENDERS {
-                    a.store(r.load(Ordering::Relaxed), Ordering::SeqCst);
-                }
-            });
-        }
-        main.recv().await
-    })
-    .unwrap();
-    assert_eq!(sum, TOTAL);
-    assert_eq!(finished.load(Ordering::SeqCst), SENDERS);
-    let drained = at_last_finish.load(Ordering::SeqCst);
-    assert!(
-        drained >= TOTAL * 2 / 5,
-        "the receiver had taken {drained} of {TOTAL} messages when the last sender finished"
     );
 }

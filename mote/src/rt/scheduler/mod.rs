@@ -54,9 +54,7 @@ use lifo::LifoSlot;
 use sleepers::Sleepers;
 use watchdog::Watchdog;
 
-pub(crate) use worker::{
-    alone_with_backlog, backlog_ended, is_consumer, schedule, yield_with_backlog, BACKLOG_SPIN,
-};
+pub(crate) use worker::schedule;
 
 /// Consecutive runs from the LIFO slot before the worker takes from its queue instead.
 const MAX_LIFO_STREAK: u32 = 3;
@@ -384,5 +382,5 @@ impl WorkerStats {
 
 /// async-task's schedule hook for every process task.
 pub(crate) fn schedule_process(runnable: Runnable, info: ScheduleInfo) {
-    worker::schedule_woken(runnable, info.woken_while_running);
+    schedule(runnable, info.woken_while_running);
 }
