@@ -4,7 +4,8 @@
 mod mote;
 mod tokio;
 
-use super::spec::{expect, param, shape, Spec};
+use super::runtimes::CURRENT_THREAD;
+use super::spec::{expect, param, shape, Spec, Style};
 use super::{Measured, Mote, Tokio, Workload};
 use crate::harness::outcome::check;
 use crate::harness::params::Params;
@@ -23,7 +24,14 @@ static SPEC: Spec = Spec {
     ],
     extras: &[],
     options: &[],
-    styles: &[],
+    styles: &[
+        Style {
+            imp: "tokio",
+            name: tokio::BOUNDED,
+            summary: "mpsc::channel(1024) and send().await instead of an unbounded channel",
+        },
+        CURRENT_THREAD,
+    ],
     validate: n_multiple_of_s,
     test_sizes: &[("s", 10), ("n", 20_000)],
     expect: &[
