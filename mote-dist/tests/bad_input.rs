@@ -208,8 +208,10 @@ async fn mote_nodes_connect_tick_and_detect_silence() {
         .await
         .unwrap();
     let port = epmd.local_addr().port();
+    // Long enough that a loaded machine's scheduling delays cannot pass for silence (400 ms
+    // once failed under a load average of 7), short next to Erlang's default of 60 s.
     let fast = ConnectionOptions {
-        tick_time: Duration::from_millis(400),
+        tick_time: Duration::from_millis(1000),
         ..Default::default()
     };
     let mut a = TestNode::start_with(
@@ -234,7 +236,7 @@ async fn mote_nodes_connect_tick_and_detect_silence() {
     // b connects to a; both stay idle for several tick times, kept alive by ticks.
     let to_a = b.connect(&a.local.name).await.unwrap();
     assert!(!to_a.peer().is_hidden());
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_millis(3000)).await;
     let f = FrameBuilder::new(&ControlMessage::Send { to: a.pid(1) })
         .unwrap()
         .payload(&1u8, &Default::default())
