@@ -55,6 +55,10 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
     unsafe { &*local.scheduler }.notify();
 }
 
+// Never inlined into the thread's closure: whether the compiler inlined it there changed
+// with unrelated code elsewhere in the crate, and inlined, `parsum pool` took 19 ms instead
+// of 13 (interleaved runs of both builds).
+#[inline(never)]
 pub(super) fn run(scheduler: &Scheduler, index: usize, queue: Worker<Runnable>) {
     let lifo: &LifoSlot<Runnable> = &scheduler.lifos[index];
     let local = Local {
