@@ -42,20 +42,8 @@ impl FanIn for Tokio {
 
 /// The default program: one unbounded channel.
 fn fan_in_unbounded(s: u64, n: u64, per_sender: u64, report_tx: oneshot::Sender<Tally>) {
-    let (to_receiver, mut rx) = mpsc::unbounded_channel::<u64>();
-    tokio::spawn(async move {
-        let (mut count, mut sum) = (0u64, 0u64);
-        while count < n {
-            match rx.recv().await {
-                Some(v) => {
-                    count += 1;
-                    sum += v;
-                }
-                None => break,
-            }
-        }
-        let _ = report_tx.send(Tally { count, sum });
-    });
+    let (to_receiver, rx) = mpsc::unbounded_channel::<u64>();
+    spawn_receiver(n, report_tx, rx);
     for _ in 0..s {
         let tx = to_receiver.clone();
         tokio::spawn(async move {
@@ -70,20 +58,8 @@ fn fan_in_unbounded(s: u64, n: u64, per_sender: u64, report_tx: oneshot::Sender<
 
 /// The `bounded` style: one channel of [`BOUND`] messages, senders waiting for room.
 fn fan_in_bounded(s: u64, n: u64, per_sender: u64, report_tx: oneshot::Sender<Tally>) {
-    let (to_receiver, mut rx) = mpsc::channel::<u64>(BOUND);
-    tokio::spawn(async move {
-        let (mut count, mut sum) = (0u64, 0u64);
-        while count < n {
-            match rx.recv().await {
-                Some(v) => {
-                    count += 1;
-                    sum += v;
-                }
-                None => break,
-            }
-        }
-        let _ = report_tx.send(Tally { count, sum });
-    });
+    let (to_receiver, rx) = mpsc::channel::<u64>(BOUND);
+    spawn_receiver(n, report_tx, rx);
     for _ in 0..s {
         let tx = to_receiver.clone();
         tokio::spawn(async move {
@@ -94,4 +70,39 @@ fn fan_in_bounded(s: u64, n: u64, per_sender: u64, report_tx: oneshot::Sender<Ta
             }
         });
     }
+}
+
+/// The receiving end of either channel.
+trait Inbox: Send + 'static {
+    /// The next message; `None` once every sender is gone.
+    fn next(&mut self) -> impl std::future::Future<Output = Option<u64>> + Send;
+}
+
+impl Inbox for mpsc::UnboundedReceiver<u64> {
+    fn next(&mut self) -> impl std::future::Future<Output = Option<u64>> + Send {
+        self.recv()
+    }
+}
+
+impl Inbox for mpsc::Receiver<u64> {
+    fn next(&mut self) -> impl std::future::Future<Output = Option<u64>> + Send {
+        self.recv()
+    }
+}
+
+/// The receiver task of either channel: counts and sums `n` messages, then reports.
+fn spawn_receiver(n: u64, report_tx: oneshot::Sender<Tally>, mut rx: impl Inbox) {
+    tokio::spawn(async move {
+        let (mut count, mut sum) = (0u64, 0u64);
+        while count < n {
+            match rx.next().await {
+                Some(v) => {
+                    count += 1;
+                    sum += v;
+                }
+                None => break,
+            }
+        }
+        let _ = report_tx.send(Tally { count, sum });
+    });
 }
