@@ -390,26 +390,37 @@ impl Queue {
             (start, cap) = (header.start, header.cap);
         }
         // Move `hint` to our block, so that the next pushes find theirs at once.
+        // SAFETY: the blocks from the old `hint` to ours are live (see above).
+        unsafe { self.move_hint(hint, block) };
+        block
+    }
+
+    /// Moves `hint` from `from` on to the later block `to`, unless someone moved it since,
+    /// and marks the blocks moved past as freeable once the consumer has popped past the
+    /// tail read after the move: every producer that read the old `hint` claimed its
+    /// position before the CAS, so below that tail.
+    ///
+    /// # Safety
+    /// The blocks from `from` up to `to` are live.
+    #[inline]
+    unsafe fn move_hint(&self, from: *mut Header, to: *mut Header) {
         if self
             .hint
-            .compare_exchange(hint, block, Ordering::SeqCst, Ordering::Relaxed)
-            .is_ok()
+            .compare_exchange(from, to, Ordering::SeqCst, Ordering::Relaxed)
+            .is_err()
         {
-            // Every producer that read the old `hint` claimed its position before this
-            // CAS, so below this tail: the blocks moved past may be freed once the consumer
-            // has popped that far.
-            let released = dekker_load_u64(&self.tail) + 1;
-            let mut passed = hint;
-            while passed != block {
-                // SAFETY: between the old `hint` and our block: live (see above).
-                let header = unsafe { &*passed };
-                header.check_live();
-                let next = header.next.load(Ordering::Acquire);
-                header.released.store(released, Ordering::Release);
-                passed = next;
-            }
+            return;
         }
-        block
+        let released = dekker_load_u64(&self.tail) + 1;
+        let mut passed = from;
+        while passed != to {
+            // SAFETY: between `from` and `to`: live (the caller's contract).
+            let header = unsafe { &*passed };
+            header.check_live();
+            let next = header.next.load(Ordering::Acquire);
+            header.released.store(released, Ordering::Release);
+            passed = next;
+        }
     }
 
     /// Allocates the queue's first block and publishes it; returns `hint` (that block, or
@@ -497,28 +508,14 @@ impl Queue {
             unsafe { free_unpublished::<M>(fresh) };
             return;
         }
-        // Move `hint` to the fresh block as a producer that walked forward does (see
-        // `find_block`), releasing the blocks it moves past: every producer that read the
-        // old `hint` claimed its position before this CAS, so below the tail read after it.
-        // `hint` is at or before the head block (the fresh block was just linked after it;
+        // Move `hint` to the fresh block as a producer that walked forward does
+        // (`move_hint`, releasing the blocks it moves past). `hint` is at or before the head block (the fresh block was just linked after it;
         // a producer may have moved it there already, and then released the rest itself).
         let hint = dekker_load_ptr(&self.hint);
         // SAFETY: `hint` is live: no block at or after it was released.
-        if unsafe { &*hint }.start < end
-            && self
-                .hint
-                .compare_exchange(hint, fresh, Ordering::SeqCst, Ordering::Relaxed)
-                .is_ok()
-        {
-            let released = dekker_load_u64(&self.tail) + 1;
-            let mut passed = hint;
-            while passed != fresh {
-                // SAFETY: between the old `hint` and the fresh block: live (not released).
-                let header = unsafe { &*passed };
-                let next = header.next.load(Ordering::Acquire);
-                header.released.store(released, Ordering::Release);
-                passed = next;
-            }
+        if unsafe { &*hint }.start < end {
+            // SAFETY: the blocks from `hint` to the fresh one are live (not released).
+            unsafe { self.move_hint(hint, fresh) };
         }
         // SAFETY: consumer only; `fresh` is the head block's next block.
         unsafe { self.advance_head::<M>(block, fresh) };
