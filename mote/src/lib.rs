@@ -124,6 +124,7 @@ mod rt {
     pub(crate) mod current;
     pub(crate) mod mailbox;
     pub(crate) mod metrics;
+    pub(crate) mod outbox;
     #[cfg(feature = "dist")]
     pub(crate) mod poll_end;
     pub(crate) mod runner;

@@ -2,9 +2,10 @@
 
 use crate::rt::current;
 use crate::rt::metrics;
+use crate::rt::outbox;
 use crate::rt::signals;
 use crate::rt::table::slot::PERMIT_TAG;
-use crate::rt::table::TABLE;
+use crate::rt::table::{Slot, TABLE};
 use crate::values::pid::{Pid, ProcessId};
 
 /// Why [`Pid::try_send`] could not queue a message; the message comes back.
@@ -34,9 +35,15 @@ impl<M: Send + 'static> Pid<M> {
     /// })
     /// .unwrap();
     /// ```
+    ///
+    /// A process's run of sends to one busy receiver may be queued a batch at a time, at
+    /// the latest when its poll ends (the sender's next `await` that waits): ordering is
+    /// kept, delivery may come later than the send returned (**deviation** from the BEAM,
+    /// which would have preempted a sender that long; see the module docs of `rt::outbox`
+    /// in the source and docs/design.md).
     #[inline]
     pub fn send(&self, message: M) {
-        let _ = self.deliver(message, 0);
+        let _ = self.deliver::<true>(message, 0);
     }
 
     /// [`Pid::send`] that gives the message back if the process is not alive; once queued,
@@ -45,28 +52,25 @@ impl<M: Send + 'static> Pid<M> {
     /// recycled (see `Sent`): a sender waiting for an answer treats the process as gone.
     #[inline]
     pub(crate) fn send_or_return(&self, message: M) -> Result<bool, M> {
-        self.deliver(message, 0)
+        self.deliver::<false>(message, 0)
     }
 
+    /// Queues `message`; with `GATHER`, a process's poll may leave it in its thread's
+    /// outbox for now (see `rt::outbox`).
     #[inline]
-    fn deliver(&self, message: M, tag: u64) -> Result<bool, M> {
+    fn deliver<const GATHER: bool>(&self, message: M, tag: u64) -> Result<bool, M> {
         let id = self.id();
         match TABLE.lookup(id) {
             Some(slot) => {
                 let pinned = current::pinned();
-                // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by
-                // `spawn` or a type-checked registry lookup), and `send` checks the serial,
-                // so a reused slot of another type is never written to. `pinned()`: see
-                // `Slot::send`.
-                let sent = unsafe { slot.send::<M>(id.serial(), tag, message, pinned) };
                 if pinned {
-                    // A long sending poll must not hold back recycling.
-                    current::repin_after_send();
+                    if !GATHER {
+                        outbox::flush();
+                    } else if outbox::is_target(slot) {
+                        return Self::offer(slot, id, message);
+                    }
                 }
-                sent.map(|sent| {
-                    metrics::count_send();
-                    sent.before_exit
-                })
+                Self::queue::<GATHER>(slot, id, tag, message, pinned)
             }
             #[cfg(feature = "dist")]
             None if !id.is_local() => {
@@ -74,6 +78,42 @@ impl<M: Send + 'static> Pid<M> {
                 Ok(true)
             }
             None => Err(message),
+        }
+    }
+
+    /// Queues `message` in `slot`'s mailbox now. With `GATHER`, a send from a process's
+    /// poll to a receiver that was not waiting makes it the outbox's target.
+    #[inline(always)]
+    fn queue<const GATHER: bool>(
+        slot: &'static Slot,
+        id: ProcessId,
+        tag: u64,
+        message: M,
+        pinned: bool,
+    ) -> Result<bool, M> {
+        // SAFETY: a `Pid<M>` is only made for a process whose mailbox takes `M` (by `spawn`
+        // or a type-checked registry lookup), and `send` checks the serial, so a reused slot
+        // of another type is never written to. `pinned()`: see `Slot::send`.
+        let sent = unsafe { slot.send::<M>(id.serial(), tag, message, pinned) };
+        if pinned {
+            if GATHER && matches!(sent, Ok(sent) if !sent.was_waiting) {
+                outbox::prime::<M>(slot, id.serial());
+            }
+            // A long sending poll must not hold back recycling.
+            current::repin_after_send();
+        }
+        sent.map(|sent| {
+            metrics::count_send();
+            sent.before_exit
+        })
+    }
+
+    /// A send to the outbox's target: gathered, or queued now if the outbox gives it back.
+    #[inline(never)]
+    fn offer(slot: &'static Slot, id: ProcessId, message: M) -> Result<bool, M> {
+        match outbox::gather(slot, id.serial(), message) {
+            None => Ok(true),
+            Some(message) => Self::queue::<true>(slot, id, 0, message, true),
         }
     }
 
@@ -95,7 +135,7 @@ impl<M: Send + 'static> Pid<M> {
     pub fn try_send(&self, message: M) -> Result<(), TrySendError<M>> {
         let Some(bound) = self.bound() else {
             return self
-                .deliver(message, 0)
+                .deliver::<false>(message, 0)
                 .map(drop)
                 .map_err(TrySendError::Dead);
         };
@@ -108,7 +148,7 @@ impl<M: Send + 'static> Pid<M> {
             }
         }
         // The tag makes the receive give the permit back; a dead process keeps it (gone).
-        self.deliver(message, PERMIT_TAG)
+        self.deliver::<false>(message, PERMIT_TAG)
             .map(drop)
             .map_err(TrySendError::Dead)
     }
@@ -142,7 +182,7 @@ impl<M: Send + 'static> Pid<M> {
         };
         let acquired = bound.acquire().await.map(|permit| permit.forget()).is_ok();
         if acquired {
-            let _ = self.deliver(message, PERMIT_TAG);
+            let _ = self.deliver::<false>(message, PERMIT_TAG);
         }
     }
 

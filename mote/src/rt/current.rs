@@ -45,6 +45,12 @@ pub(crate) fn pinned() -> bool {
     !CURRENT.with(Cell::get).is_null()
 }
 
+/// The slot of the process being polled on this thread (null outside a process's poll).
+#[inline]
+pub(crate) fn polled() -> *const Slot {
+    CURRENT.with(Cell::get)
+}
+
 /// The id of the process running on this thread, if any.
 pub(crate) fn current() -> Option<ProcessId> {
     let slot = CURRENT.with(Cell::get);

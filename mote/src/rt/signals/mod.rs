@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::rt::current;
 use crate::rt::metrics;
+use crate::rt::outbox;
 use crate::rt::table::extras::{
     DeliverDown, DeliverExit, ExitListener, Extras, NameWatcher, Watcher,
 };
@@ -103,6 +104,8 @@ fn set_pending_exit(slot: &Slot, extras: &mut Extras, reason: ExitReason) {
 ///
 /// A link signal is dropped if the link no longer exists (it was unlinked).
 pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason, via_link: bool) {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     #[cfg(feature = "dist")]
     if let Some(remote) = remote::reach(target) {
         return remote.exit(from, target, &reason, via_link);
@@ -134,6 +137,8 @@ pub(crate) fn exit_signal(target: ProcessId, from: ProcessId, reason: ExitReason
 /// Ends `target` with `reason` at its next poll, whatever it traps (the runtime ending a
 /// process, not a signal from another). Returns whether it was alive.
 pub(crate) fn terminate(target: ProcessId, reason: ExitReason) -> bool {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     with_live(target, |slot, extras| {
         set_pending_exit(slot, extras, reason)
     })
@@ -151,6 +156,8 @@ pub enum LinkError {
 /// Links `me` and `other`. If `other` is dead, a non-trapping `me` gets `NoProc`, a trapping
 /// one an `Exit` message with reason `noproc` (Erlang's rule).
 pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     if me == other {
         return Ok(());
     }
@@ -225,6 +232,8 @@ pub(crate) fn link(me: ProcessId, other: ProcessId) -> Result<(), LinkError> {
 /// Removes the link between `me` and `other`, if any. Once this returns, an exit of either
 /// does not reach the other through the link.
 pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     let unlink = |id, from| {
         peek_live(id, |_, s| {
             if let Some(s) = s {
@@ -243,6 +252,8 @@ pub(crate) fn unlink(me: ProcessId, other: ProcessId) {
 /// Installs a monitor of `target` for `watcher` (a live process). A dead target delivers a
 /// `Down` with reason `noproc` at once.
 pub(crate) fn monitor(watcher: ProcessId, target: ProcessId, deliver: DeliverDown) -> MonitorRef {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     #[cfg(feature = "dist")]
     if let Some(remote) = remote::reach(target) {
         let r = new_ref();
@@ -276,6 +287,8 @@ pub(crate) fn monitor_name(
     name: Atom,
     deliver: DeliverDown,
 ) -> MonitorRef {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     let name = RegisteredName::local(name);
     let entry = Watcher::ByName(Box::new(NameWatcher {
         pid: watcher,
@@ -334,6 +347,8 @@ pub(crate) fn unwatch(target: ProcessId, r: MonitorRef) -> bool {
 /// its `Down` on the way, and what it holds says nothing about whether that `Down` will
 /// arrive.
 pub(crate) fn demonitor(watcher: ProcessId, r: MonitorRef) -> bool {
+    // Behind the messages this process has gathered for the target (see `rt::outbox`).
+    outbox::flush();
     let target = peek_live(watcher, |_, s| {
         let s = s.as_mut()?;
         let target = s.watching.remove(r)?;

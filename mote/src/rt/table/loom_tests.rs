@@ -243,6 +243,50 @@ fn loom_queue_two_producers_hand_over_blocks() {
     });
 }
 
+/// A batch of three (`push_many`, one claim) and a single push race the consumer: with
+/// loom's blocks of 1 and 2 slots the batch spans two or three blocks, so it finds each
+/// block as a push of its own would, while the consumer frees the blocks behind it. Every
+/// message arrives once, the batch's in order; loom reports the batch touching a block
+/// after the consumer freed it (a race on the block's `live`).
+#[test]
+fn loom_queue_a_batch_spans_blocks_beside_a_push() {
+    use crate::rt::mailbox::queue::Queue;
+    model(|| {
+        let queue = Arc::new(Queue::new());
+        let batch = {
+            let queue = Arc::clone(&queue);
+            thread::spawn(move || {
+                let values = [10u32, 11, 12];
+                // SAFETY: every message is a `u32`; the array's values are `Copy`.
+                unsafe { queue.push_many::<u32>(values.as_ptr(), 3) };
+            })
+        };
+        let single = {
+            let queue = Arc::clone(&queue);
+            // SAFETY: every message is a `u32`.
+            thread::spawn(move || unsafe { queue.push::<u32>(0, 20) })
+        };
+        let mut got = Vec::new();
+        while got.len() < 4 {
+            // SAFETY: this thread is the only consumer; the messages are `u32`s.
+            match unsafe { queue.pop::<u32>() } {
+                Some((_, m)) => got.push(m),
+                None => thread::yield_now(),
+            }
+        }
+        batch.join().unwrap();
+        single.join().unwrap();
+        let batch: Vec<u32> = got.iter().copied().filter(|&m| m < 20).collect();
+        assert_eq!(batch, [10, 11, 12]);
+        assert!(got.contains(&20));
+        // SAFETY: every producer is joined; the messages are `u32`s.
+        unsafe {
+            assert!(queue.is_empty());
+            assert_eq!(queue.drain::<u32>(), 0);
+        }
+    });
+}
+
 /// A receiver that drained a burst gives up its large head block (`shrink_idle`: skip its
 /// unused position, link a short block, move `hint` there, free the large one) while a
 /// producer pushes two more: with loom's blocks, the burst of two ends in a 2-slot block

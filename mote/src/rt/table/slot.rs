@@ -294,7 +294,7 @@ impl Slot {
     /// # Safety
     /// If `serial` names the current incarnation, that process's message type is `M`. With
     /// `pinned`, the calling thread holds a `crossbeam_epoch` guard.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn send<M>(
         &self,
         serial: u32,
@@ -324,6 +324,25 @@ impl Slot {
         Ok(sent)
     }
 
+    /// [`Slot::send`] of `count` messages from a process's poll (the pinned path), moved
+    /// out of `values` with one claim of positions (see `Queue::push_many`). False if the
+    /// incarnation is gone: the values were not taken, the caller still owns them.
+    ///
+    /// # Safety
+    /// As for [`Slot::send`] with `pinned`; `values` points at `count` initialised `M`s,
+    /// which the caller gives up when this returns true.
+    pub(crate) unsafe fn send_many<M>(&self, serial: u32, values: *const M, count: u32) -> bool {
+        let state = self.state.load(Ordering::Acquire);
+        if state & ALIVE == 0 || self.serial() != serial {
+            return false;
+        }
+        // SAFETY: alive and of type `M` (the contract), kept from recycling by the epoch
+        // guard of the poll; the values are the caller's to give.
+        unsafe { self.queue.push_many::<M>(values, count) };
+        self.notify();
+        true
+    }
+
     /// Called with a reference held, after a push: wakes the receiver if it parked. The same
     /// load says whether the process had begun its exit (see [`Sent`]).
     #[inline]
@@ -334,6 +353,7 @@ impl Slot {
         }
         Sent {
             before_exit: state & ALIVE != 0,
+            was_waiting: state & (PARKED | FOREIGN) != 0,
         }
     }
 
@@ -632,6 +652,8 @@ pub(crate) struct Sent {
     /// so a message is either found by the owner's last drain or its sender learns here
     /// that the process is gone.
     pub(crate) before_exit: bool,
+    /// Whether the process was parked waiting for mail (this send woke it).
+    pub(crate) was_waiting: bool,
 }
 
 /// The type-erased [`drain`] of a process's message type.
