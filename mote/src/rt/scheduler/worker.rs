@@ -214,18 +214,29 @@ impl Thief {
         let Some((at, others)) = self.stole.take() else {
             return;
         };
-        let long = at.elapsed() >= STEAL_PAYS;
-        let stuck = scheduler.others_tasks(me) == others;
-        self.backoff = if long || stuck {
-            let half = self.backoff / 2;
-            if half < BACKOFF_MIN {
-                Duration::ZERO
-            } else {
-                half
-            }
-        } else {
-            (self.backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX)
-        };
+        let owners_ran = scheduler.others_tasks(me) != others;
+        self.backoff = next_backoff(self.backoff, paid(at.elapsed(), owners_ran));
+    }
+}
+
+/// Whether a steal paid: its tasks kept the thief `busy` for at least [`STEAL_PAYS`], or
+/// the other workers ran no task meanwhile (`owners_ran` false: their owner was inside a
+/// poll, and they would have waited for it).
+fn paid(busy: Duration, owners_ran: bool) -> bool {
+    busy >= STEAL_PAYS || !owners_ran
+}
+
+/// The wait before a thief's next steal from a peer, after a steal that `paid` or not,
+/// given the wait before it.
+fn next_backoff(backoff: Duration, paid: bool) -> Duration {
+    if !paid {
+        return (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX);
+    }
+    let half = backoff / 2;
+    if half < BACKOFF_MIN {
+        Duration::ZERO
+    } else {
+        half
     }
 }
 
@@ -245,5 +256,53 @@ fn unpin(pinned: &mut Option<crossbeam_epoch::Guard>, runs: u32) {
             guard.flush();
         }
         drop(guard);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_steal_pays_only_if_the_owners_ran_nothing_meanwhile() {
+        let short = STEAL_PAYS / 4;
+        assert!(
+            !paid(short, true),
+            "short, owners busy with their own tasks"
+        );
+        assert!(
+            paid(short, false),
+            "short, but the owners were stuck in a poll"
+        );
+        assert!(paid(STEAL_PAYS, true), "long enough");
+    }
+
+    #[test]
+    fn steals_that_do_not_pay_double_the_wait_up_to_its_cap() {
+        let mut backoff = Duration::ZERO;
+        let mut seen = Vec::new();
+        for _ in 0..20 {
+            backoff = next_backoff(backoff, false);
+            seen.push(backoff);
+        }
+        assert_eq!(seen[0], BACKOFF_MIN);
+        assert_eq!(seen[1], BACKOFF_MIN * 2);
+        assert!(seen.windows(2).all(|w| w[1] >= w[0]));
+        assert_eq!(*seen.last().unwrap(), BACKOFF_MAX);
+    }
+
+    #[test]
+    fn a_steal_that_pays_halves_the_wait_and_ends_a_short_one() {
+        assert_eq!(next_backoff(BACKOFF_MAX, true), BACKOFF_MAX / 2);
+        assert_eq!(next_backoff(BACKOFF_MIN * 2, true), BACKOFF_MIN);
+        assert_eq!(next_backoff(BACKOFF_MIN, true), Duration::ZERO);
+        assert_eq!(next_backoff(Duration::ZERO, true), Duration::ZERO);
+        // An occasional paid steal among many that do not (a server's poll keeping its
+        // worker's counter still) leaves most of the wait in place.
+        let mut backoff = BACKOFF_MAX;
+        for _ in 0..10 {
+            backoff = next_backoff(next_backoff(next_backoff(backoff, true), false), false);
+        }
+        assert_eq!(backoff, BACKOFF_MAX);
     }
 }
