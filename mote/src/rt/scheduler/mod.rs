@@ -32,6 +32,10 @@
 //!   its owner within a microsecond, while migrating it costs the cache misses of its state
 //!   and of every message after (the `workers steal` benchmark ran three times slower with
 //!   eager stealing and sleeping).
+//! - A thief whose last steal did not pay (the tasks ran briefly, while their owner kept
+//!   finishing tasks of its own) waits before it steals again, up to [`BACKOFF_MAX`]
+//!   (`worker::Thief`): tasks woken back onto their owner's worker, as a server's callers
+//!   are, went back and forth between the threads on every message.
 //! - Spinning before sleeping ([`SPIN`], at most half the workers at a time) catches the
 //!   work that comes back soon without the wake-up's system call; sleepers are still woken
 //!   as before for work that is plenty (a queue of two, the injector).
@@ -73,6 +77,19 @@ const STEAL_GRACE: Duration = Duration::from_micros(2);
 /// number, or a sleeper could miss work it was not woken for (the loom model in
 /// `sleepers.rs`).
 const WAKE_AT: usize = 2;
+/// A steal from another worker's queue pays if the tasks it brought kept the thief busy at
+/// least this long (or their owner ran no task meanwhile); one that does not makes the
+/// thief wait before its next ([`worker::Thief`]). Longer than a batch of short tasks takes
+/// (a steal takes up to 32; a caller's poll is a few hundred nanoseconds on the thief's cold
+/// cache): 20 to 100 us ran `call` with 10,000 callers equally fast.
+const STEAL_PAYS: Duration = Duration::from_micros(50);
+/// The first wait of a thief whose steal did not pay.
+const BACKOFF_MIN: Duration = Duration::from_micros(16);
+/// The longest wait of a thief whose steals do not pay: also how much longer, at most, a
+/// task queued behind a poll that outlasts it waits than it would without the waits (the
+/// watchdog's first look comes after a millisecond too). 256 us instead left `call` with
+/// 10,000 callers 10% slower than this.
+const BACKOFF_MAX: Duration = Duration::from_millis(1);
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
 const INJECTOR_INTERVAL: u32 = 61;
@@ -323,6 +340,17 @@ impl Scheduler {
         (Duration::from_nanos(now), workers)
     }
 
+    /// Tasks run so far by every worker but `me` (relaxed reads of counters each worker
+    /// bumps after every poll).
+    fn others_tasks(&self, me: usize) -> u64 {
+        self.stats
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != me)
+            .map(|(_, s)| s.tasks.load(Ordering::Relaxed))
+            .fold(0u64, u64::wrapping_add)
+    }
+
     /// Tasks waiting in the global queue (woken from outside the workers).
     pub(crate) fn injected(&self) -> usize {
         self.injector.len()
@@ -331,11 +359,14 @@ impl Scheduler {
     /// Finds work for an idle worker: the injector first, then the other workers' queues,
     /// passing over a queue that holds one task unless `any` (the thief has seen it wait
     /// [`STEAL_GRACE`]).
-    fn steal(&self, local: &Worker<Runnable>, me: usize, any: bool) -> Option<Runnable> {
+    ///
+    /// The task comes with where it was found: `true` for another worker's queue (a
+    /// migration, which [`worker::Thief`] judges afterwards), `false` for the injector.
+    fn steal(&self, local: &Worker<Runnable>, me: usize, any: bool) -> Option<(Runnable, bool)> {
         loop {
             let mut retry = false;
             match self.injector.steal_batch_and_pop(local) {
-                crossbeam_deque::Steal::Success(r) => return Some(r),
+                crossbeam_deque::Steal::Success(r) => return Some((r, false)),
                 crossbeam_deque::Steal::Retry => retry = true,
                 crossbeam_deque::Steal::Empty => {}
             }
@@ -346,7 +377,7 @@ impl Scheduler {
                     continue;
                 }
                 match victim.steal_batch_and_pop(local) {
-                    crossbeam_deque::Steal::Success(r) => return Some(r),
+                    crossbeam_deque::Steal::Success(r) => return Some((r, true)),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}
                 }
