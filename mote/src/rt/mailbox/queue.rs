@@ -323,7 +323,7 @@ impl Queue {
     ///
     /// # Safety
     /// Every message in this queue is an `M`.
-    #[inline(always)]
+    #[inline]
     pub(crate) unsafe fn push<M>(&self, tag: u64, value: M) {
         let position = self.tail.fetch_add(1, Ordering::SeqCst);
         // SAFETY: the caller's contract.
