@@ -54,7 +54,7 @@ use lifo::LifoSlot;
 use sleepers::Sleepers;
 use watchdog::Watchdog;
 
-pub(crate) use worker::schedule;
+pub(crate) use worker::{schedule, schedule_spawned};
 
 /// Consecutive runs from the LIFO slot before the worker takes from its queue instead.
 const MAX_LIFO_STREAK: u32 = 3;
@@ -80,6 +80,8 @@ const INJECTOR_INTERVAL: u32 = 61;
 pub(crate) struct Scheduler {
     injector: Injector<Runnable>,
     stealers: Vec<Stealer<Runnable>>,
+    /// Per worker: the thieves' end of its spawn stack (see `worker::schedule_spawned`).
+    stacks: Vec<Stealer<Runnable>>,
     sleepers: Sleepers,
     /// Per worker: how long it slept and how many tasks it ran, for the metrics.
     stats: Box<[CachePadded<WorkerStats>]>,
@@ -129,9 +131,11 @@ impl Scheduler {
     /// Starts `workers` threads, each with the tokio handle entered.
     pub(crate) fn start(workers: usize, tokio: tokio::runtime::Handle) -> Arc<Scheduler> {
         let locals: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_fifo()).collect();
+        let stacks: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_lifo()).collect();
         let scheduler = Arc::new(Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
+            stacks: stacks.iter().map(Worker::stealer).collect(),
             sleepers: Sleepers::new(),
             stats: (0..workers).map(|_| CachePadded::default()).collect(),
             started: Instant::now(),
@@ -152,14 +156,14 @@ impl Scheduler {
                 .spawn(move || watchdog::run(&scheduler))
                 .expect("spawning mote's watchdog thread");
         }
-        for (index, local) in locals.into_iter().enumerate() {
+        for (index, (local, stack)) in locals.into_iter().zip(stacks).enumerate() {
             let scheduler = Arc::clone(&scheduler);
             let tokio = tokio.clone();
             std::thread::Builder::new()
                 .name(format!("mote-worker-{index}"))
                 .spawn(move || {
                     let _tokio = tokio.enter();
-                    worker::run(&scheduler, index, local);
+                    worker::run(&scheduler, index, local, stack);
                 })
                 .expect("spawning a mote worker thread");
         }
@@ -202,6 +206,17 @@ impl Scheduler {
             if queued > 0 {
                 found = Look::PeerTask;
             }
+        }
+        // A spawn stack is its owner's to run (it never wakes a sleeper), but one left
+        // behind a long poll is stolen as a lone queued task is, after the grace.
+        if found == Look::Nothing
+            && self
+                .stacks
+                .iter()
+                .enumerate()
+                .any(|(i, s)| i != me && !s.is_empty())
+        {
+            found = Look::PeerTask;
         }
         found
     }
@@ -304,8 +319,8 @@ impl Scheduler {
         let workers = self
             .stats
             .iter()
-            .zip(&self.stealers)
-            .map(|(stats, stealer)| {
+            .zip(self.stealers.iter().zip(&self.stacks))
+            .map(|(stats, (stealer, stack))| {
                 let (asleep_at, slept) = stats.read();
                 let sleeping = if asleep_at != 0 {
                     now.saturating_sub(asleep_at)
@@ -315,7 +330,7 @@ impl Scheduler {
                 WorkerSnapshot {
                     busy: Duration::from_nanos(now.saturating_sub(slept + sleeping)),
                     tasks: stats.tasks.load(Ordering::Relaxed),
-                    queued: stealer.len(),
+                    queued: stealer.len() + stack.len(),
                     sleeps: stats.sleeps.load(Ordering::Relaxed),
                 }
             })
@@ -346,6 +361,15 @@ impl Scheduler {
                     continue;
                 }
                 match victim.steal_batch_and_pop(local) {
+                    crossbeam_deque::Steal::Success(r) => return Some(r),
+                    crossbeam_deque::Steal::Retry => retry = true,
+                    crossbeam_deque::Steal::Empty => {}
+                }
+            }
+            // Then, having waited the grace, the oldest task of a spawn stack: the root of
+            // the largest subtree its owner has yet to walk.
+            for offset in (1..n).filter(|_| any) {
+                match self.stacks[(me + offset) % n].steal() {
                     crossbeam_deque::Steal::Success(r) => return Some(r),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}

@@ -121,7 +121,7 @@ pub(super) fn run(scheduler: &Scheduler) {
             let now = (
                 scheduler.stats[index].tasks.load(Ordering::Relaxed),
                 scheduler.lifos[index].peek(),
-                !scheduler.stealers[index].is_empty(),
+                !scheduler.stealers[index].is_empty() || !scheduler.stacks[index].is_empty(),
             );
             // The owner has run no task since the last look and its queue held a task at
             // both looks: the same task, waiting behind one long poll. Wake a sleeper to
