@@ -17,6 +17,12 @@
 //! back of the deque. Idle workers steal from the global injector and from each other, then
 //! spin for a while ([`SPIN`]) and only then sleep on a condition variable.
 //!
+//! A process spawned on a worker whose queue is already deep goes to the worker's *spawn
+//! stack* instead (a LIFO deque run before the queue, newest first), so that a spawning tree
+//! is walked depth-first rather than having all its leaves queued at once (see
+//! `worker::schedule_spawned`). Idle workers take from another worker's stack only as they
+//! take another worker's lone queued task, after the grace below.
+//!
 //! Waking a sleeping thread costs a system call in the waker and tens of microseconds before
 //! the sleeper runs, far more than a message hop, so the scheduler wakes one only for work
 //! its owner cannot soon get to, and moves a process to another thread only for the same:
@@ -369,7 +375,7 @@ impl Scheduler {
             // Then, having waited the grace, the oldest task of a spawn stack: the root of
             // the largest subtree its owner has yet to walk.
             for offset in (1..n).filter(|_| any) {
-                match self.stacks[(me + offset) % n].steal() {
+                match self.stacks[(me + offset) % n].steal_batch_and_pop(local) {
                     crossbeam_deque::Steal::Success(r) => return Some(r),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}

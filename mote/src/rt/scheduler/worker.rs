@@ -19,7 +19,9 @@ const DEEP: usize = 256;
 const STACK_MAX: usize = 128;
 /// Every this many takes the worker looks at its queue before its spawn stack (a power of
 /// two: the loop tests it with a mask).
-const QUEUE_INTERVAL: u32 = 64;
+const QUEUE_INTERVAL: u32 = 1024;
+/// The most spawns of one poll that may go to the spawn stack (see [`schedule_spawned`]).
+const TREE_FAN_OUT: u32 = 16;
 
 /// The queues of the worker running on this thread.
 struct Local {
@@ -28,6 +30,8 @@ struct Local {
     /// New processes spawned while `queue` is deep (see [`schedule_spawned`]), newest
     /// popped first; other workers steal the oldest (see `Scheduler::steal`).
     stack: Worker<Runnable>,
+    /// Processes spawned by the task running now (see [`schedule_spawned`]).
+    poll_spawns: Cell<u32>,
     /// This worker's slot in the scheduler (which the watchdog may empty), kept here so a
     /// push reaches it through the one thread-local pointer.
     lifo: *const LifoSlot<Runnable>,
@@ -71,24 +75,27 @@ pub(crate) fn schedule(runnable: Runnable, yielded: bool) {
 }
 
 /// Queues a process just spawned on this worker: at the back of its queue, as Erlang does,
-/// unless the queue is already [`DEEP`]; then on the worker's spawn stack, which it runs
-/// before its queue, newest first.
+/// unless the queue is already [`DEEP`] and the spawner is one of a tree's (at most
+/// [`TREE_FAN_OUT`] spawns so far in this poll); then on the worker's spawn stack, which
+/// it runs before its queue, newest first.
 ///
 /// A queue that deep is far more work than the workers can start soon, and growing it
 /// breadth-first keeps every process of a spawning tree alive at once: `skynet`'s million
 /// leaves all waited in the queues (a peak of 727,000 live processes). Run newest first,
 /// a tree is walked depth-first, and a subtree's processes end before the next subtree's
-/// are spawned. The stack holds at most [`STACK_MAX`]; beyond that spawns go to the queue
-/// again, so a long spawning poll leaves few processes unstealable behind it.
+/// are spawned. A poll that spawns more is a loop (`million`'s and `spawn`'s main), whose
+/// children cannot run here before it ends anyway: they go to the queue as before, where
+/// thieves take them by the batch. The stack holds at most [`STACK_MAX`].
 #[inline]
 pub(crate) fn schedule_spawned(runnable: Runnable) {
     let local = LOCAL.with(Cell::get);
     if !local.is_null() {
         // SAFETY: as in `schedule`.
         let local = unsafe { &*local };
-        // The stack's length first: a spawning loop fills it soon and then pays only this
-        // look at a line of its own (the queue's front is written by thieves).
-        if local.stack.len() < STACK_MAX && local.queue.len() >= DEEP {
+        let spawns = local.poll_spawns.get();
+        local.poll_spawns.set(spawns.saturating_add(1));
+        // The queue's length last: its front is written by thieves.
+        if spawns < TREE_FAN_OUT && local.stack.len() < STACK_MAX && local.queue.len() >= DEEP {
             local.stack.push(runnable);
             return;
         }
@@ -111,6 +118,7 @@ pub(super) fn run(
         scheduler,
         queue,
         stack,
+        poll_spawns: Cell::new(0),
         lifo,
     };
     LOCAL.with(|l| l.set(&local));
@@ -149,6 +157,7 @@ pub(super) fn run(
         if let Some(task) = found {
             let guard = pinned.get_or_insert_with(crossbeam_epoch::pin);
             crate::rt::current::lend_worker_guard(guard);
+            local.poll_spawns.set(0);
             task.run();
             crate::rt::current::drop_worker_guard();
             scheduler.count_task(index);
