@@ -20,8 +20,10 @@
 //! A process spawned on a worker whose queue is already deep goes to the worker's *spawn
 //! stack* instead (a LIFO deque run before the queue, newest first), so that a spawning tree
 //! is walked depth-first rather than having all its leaves queued at once (see
-//! `worker::schedule_spawned`). Idle workers take from another worker's stack only as they
-//! take another worker's lone queued task, after the grace below.
+//! `worker::schedule_spawned`). Idle workers never take from another worker's stack (with
+//! the queue that deep they have plenty to steal, and looking at the stacks in the idle
+//! loop cost `million` time); the watchdog moves the tasks of a stack whose owner stays
+//! inside one long poll to the injector.
 //!
 //! Waking a sleeping thread costs a system call in the waker and tens of microseconds before
 //! the sleeper runs, far more than a message hop, so the scheduler wakes one only for work
@@ -213,17 +215,6 @@ impl Scheduler {
                 found = Look::PeerTask;
             }
         }
-        // A spawn stack is its owner's to run (it never wakes a sleeper), but one left
-        // behind a long poll is stolen as a lone queued task is, after the grace.
-        if found == Look::Nothing
-            && self
-                .stacks
-                .iter()
-                .enumerate()
-                .any(|(i, s)| i != me && !s.is_empty())
-        {
-            found = Look::PeerTask;
-        }
         found
     }
 
@@ -367,15 +358,6 @@ impl Scheduler {
                     continue;
                 }
                 match victim.steal_batch_and_pop(local) {
-                    crossbeam_deque::Steal::Success(r) => return Some(r),
-                    crossbeam_deque::Steal::Retry => retry = true,
-                    crossbeam_deque::Steal::Empty => {}
-                }
-            }
-            // Then, having waited the grace, the oldest task of a spawn stack: the root of
-            // the largest subtree its owner has yet to walk.
-            for offset in (1..n).filter(|_| any) {
-                match self.stacks[(me + offset) % n].steal_batch_and_pop(local) {
                     crossbeam_deque::Steal::Success(r) => return Some(r),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}

@@ -28,7 +28,8 @@ struct Local {
     scheduler: *const Scheduler,
     queue: Worker<Runnable>,
     /// New processes spawned while `queue` is deep (see [`schedule_spawned`]), newest
-    /// popped first; other workers steal the oldest (see `Scheduler::steal`).
+    /// popped first. No other worker takes from it; the watchdog empties it into the
+    /// injector if this worker stays inside one long poll.
     stack: Worker<Runnable>,
     /// Processes spawned by the task running now (see [`schedule_spawned`]).
     poll_spawns: Cell<u32>,
