@@ -11,7 +11,7 @@ use crate::process::handle::Process;
 use crate::rt::current;
 use crate::rt::metrics;
 use crate::rt::runner::Runner;
-use crate::rt::scheduler::{schedule, schedule_process};
+use crate::rt::scheduler::{schedule, schedule_process, schedule_spawned};
 use crate::rt::signals;
 use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
 use crate::rt::table::slot::{drain, Kind};
@@ -321,7 +321,11 @@ impl SpawnOptions {
         }
         // The child has not run yet: every relationship above exists before it can end.
         // A new process goes to the back of the queue, like Erlang's (a task: see `run_next`).
-        schedule(runnable, !run_next);
+        if run_next {
+            schedule(runnable, false);
+        } else {
+            schedule_spawned(runnable);
+        }
         // A spawning loop must not hold back the recycling of the processes it started.
         current::repin();
         // SAFETY: `id` is the process just spawned with a `Process<M>`.

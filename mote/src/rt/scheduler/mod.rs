@@ -17,6 +17,14 @@
 //! back of the deque. Idle workers steal from the global injector and from each other, then
 //! spin for a while ([`SPIN`]) and only then sleep on a condition variable.
 //!
+//! A process spawned on a worker whose queue is already deep goes to the worker's *spawn
+//! stack* instead (a LIFO deque run before the queue, newest first), so that a spawning tree
+//! is walked depth-first rather than having all its leaves queued at once (see
+//! `worker::schedule_spawned`). Idle workers never take from another worker's stack (with
+//! the queue that deep they have plenty to steal, and looking at the stacks in the idle
+//! loop cost `million` time); the watchdog moves the tasks of a stack whose owner stays
+//! inside one long poll to the injector.
+//!
 //! Waking a sleeping thread costs a system call in the waker and tens of microseconds before
 //! the sleeper runs, far more than a message hop, so the scheduler wakes one only for work
 //! its owner cannot soon get to, and moves a process to another thread only for the same:
@@ -58,7 +66,7 @@ use lifo::LifoSlot;
 use sleepers::Sleepers;
 use watchdog::Watchdog;
 
-pub(crate) use worker::schedule;
+pub(crate) use worker::{schedule, schedule_spawned};
 
 /// Consecutive runs from the LIFO slot before the worker takes from its queue instead.
 const MAX_LIFO_STREAK: u32 = 3;
@@ -97,6 +105,8 @@ const INJECTOR_INTERVAL: u32 = 61;
 pub(crate) struct Scheduler {
     injector: Injector<Runnable>,
     stealers: Vec<Stealer<Runnable>>,
+    /// Per worker: the thieves' end of its spawn stack (see `worker::schedule_spawned`).
+    stacks: Vec<Stealer<Runnable>>,
     sleepers: Sleepers,
     /// Per worker: how long it slept and how many tasks it ran, for the metrics.
     stats: Box<[CachePadded<WorkerStats>]>,
@@ -146,9 +156,11 @@ impl Scheduler {
     /// Starts `workers` threads, each with the tokio handle entered.
     pub(crate) fn start(workers: usize, tokio: tokio::runtime::Handle) -> Arc<Scheduler> {
         let locals: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_fifo()).collect();
+        let stacks: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_lifo()).collect();
         let scheduler = Arc::new(Scheduler {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
+            stacks: stacks.iter().map(Worker::stealer).collect(),
             sleepers: Sleepers::new(),
             stats: (0..workers).map(|_| CachePadded::default()).collect(),
             started: Instant::now(),
@@ -169,14 +181,14 @@ impl Scheduler {
                 .spawn(move || watchdog::run(&scheduler))
                 .expect("spawning mote's watchdog thread");
         }
-        for (index, local) in locals.into_iter().enumerate() {
+        for (index, (local, stack)) in locals.into_iter().zip(stacks).enumerate() {
             let scheduler = Arc::clone(&scheduler);
             let tokio = tokio.clone();
             std::thread::Builder::new()
                 .name(format!("mote-worker-{index}"))
                 .spawn(move || {
                     let _tokio = tokio.enter();
-                    worker::run(&scheduler, index, local);
+                    worker::run(&scheduler, index, local, stack);
                 })
                 .expect("spawning a mote worker thread");
         }
@@ -321,8 +333,8 @@ impl Scheduler {
         let workers = self
             .stats
             .iter()
-            .zip(&self.stealers)
-            .map(|(stats, stealer)| {
+            .zip(self.stealers.iter().zip(&self.stacks))
+            .map(|(stats, (stealer, stack))| {
                 let (asleep_at, slept) = stats.read();
                 let sleeping = if asleep_at != 0 {
                     now.saturating_sub(asleep_at)
@@ -332,7 +344,7 @@ impl Scheduler {
                 WorkerSnapshot {
                     busy: Duration::from_nanos(now.saturating_sub(slept + sleeping)),
                     tasks: stats.tasks.load(Ordering::Relaxed),
-                    queued: stealer.len(),
+                    queued: stealer.len() + stack.len(),
                     sleeps: stats.sleeps.load(Ordering::Relaxed),
                 }
             })

@@ -13,7 +13,9 @@
 //! worker sleeps, the watchdog takes that task (the slot's handshake in `lifo.rs`) and puts
 //! it on the global injector, which wakes a sleeper to run it. Likewise a worker inside
 //! one long poll with a task in its queue (one alone wakes no sleeper when pushed, see the
-//! scheduler's module docs): the watchdog wakes a sleeper, which steals it. The looks come every
+//! scheduler's module docs): the watchdog wakes a sleeper, which steals it; and one with
+//! tasks on its spawn stack, which no other worker takes: the watchdog moves them to the
+//! global injector. The looks come every
 //! [`INTERVAL`] at first and back off, doubling up to [`MAX_INTERVAL`] while they move
 //! nothing, so a task is moved after at most about two of the longest intervals of waiting
 //! (and after a few milliseconds when the watchdog has just moved one). Message ping-pong, whose polls are short, triggers it
@@ -106,9 +108,10 @@ pub(super) fn run(scheduler: &Scheduler) {
     let watchdog = &scheduler.watchdog;
     let _ = watchdog.thread.set(std::thread::current());
     let workers = scheduler.lifos.len();
-    // Per worker: its task count, its slot's task and whether its queue held a task, at the
-    // last look.
-    let mut last: Vec<(u64, *mut (), bool)> = vec![(0, std::ptr::null_mut(), false); workers];
+    // Per worker: its task count, its slot's task and whether its queue and its spawn stack
+    // held a task, at the last look.
+    let mut last: Vec<(u64, *mut (), bool, bool)> =
+        vec![(0, std::ptr::null_mut(), false, false); workers];
     let mut interval = INTERVAL;
     loop {
         watchdog
@@ -122,12 +125,21 @@ pub(super) fn run(scheduler: &Scheduler) {
                 scheduler.stats[index].tasks.load(Ordering::Relaxed),
                 scheduler.lifos[index].peek(),
                 !scheduler.stealers[index].is_empty(),
+                !scheduler.stacks[index].is_empty(),
             );
             // The owner has run no task since the last look and its queue held a task at
             // both looks: the same task, waiting behind one long poll. Wake a sleeper to
             // steal it.
             if someone_sleeps && now.2 && now.0 == last.0 && last.2 {
                 scheduler.notify();
+                interval = INTERVAL;
+            }
+            // Likewise tasks on its spawn stack, which no idle worker takes: move them all
+            // to the injector (whose pushes wake sleepers).
+            if someone_sleeps && now.3 && now.0 == last.0 && last.3 {
+                while let Some(task) = scheduler.stacks[index].steal().success() {
+                    scheduler.inject(task);
+                }
                 interval = INTERVAL;
             }
             if someone_sleeps && !now.1.is_null() && (now.0, now.1) == (last.0, last.1) {
