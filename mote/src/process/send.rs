@@ -43,6 +43,24 @@ impl<M: Send + 'static> Pid<M> {
     /// in the source and docs/design.md).
     #[inline]
     pub fn send(&self, message: M) {
+        // Checked before the message is touched, so that a send with no target (a round
+        // trip, a relay to a waiting process) moves it once, straight into the mailbox.
+        if outbox::has_target() {
+            return self.send_gathering(message);
+        }
+        let _ = self.deliver::<true>(message, 0);
+    }
+
+    /// [`Pid::send`] while this thread's outbox has a target: gathered if this is it.
+    #[inline(never)]
+    fn send_gathering(&self, message: M) {
+        let id = self.id();
+        if let Some(slot) = TABLE.lookup(id) {
+            if outbox::is_target(slot) {
+                let _ = Self::offer(slot, id, message);
+                return;
+            }
+        }
         let _ = self.deliver::<true>(message, 0);
     }
 
@@ -63,12 +81,8 @@ impl<M: Send + 'static> Pid<M> {
         match TABLE.lookup(id) {
             Some(slot) => {
                 let pinned = current::pinned();
-                if pinned {
-                    if !GATHER {
-                        outbox::flush();
-                    } else if outbox::is_target(slot) {
-                        return Self::offer(slot, id, message);
-                    }
+                if pinned && !GATHER {
+                    outbox::flush();
                 }
                 Self::queue::<GATHER>(slot, id, tag, message, pinned)
             }

@@ -106,8 +106,15 @@ fn outbox<'a>() -> &'a Outbox {
     unsafe { &*OUTBOX.with(ptr::from_ref) }
 }
 
+/// Whether this thread has a target (see [`prime`]): only then may a send be gathered. One
+/// thread-local load, the price every send pays.
+#[inline(always)]
+pub(crate) fn has_target() -> bool {
+    !outbox().target.get().is_null()
+}
+
 /// Whether `slot` is this thread's target: the caller then offers its message to
-/// [`gather`]. One thread-local load: the price every send from a process pays.
+/// [`gather`].
 #[inline(always)]
 pub(crate) fn is_target(slot: &Slot) -> bool {
     ptr::eq(outbox().target.get(), slot)
@@ -116,10 +123,12 @@ pub(crate) fn is_target(slot: &Slot) -> bool {
 /// After a send that went straight to `slot`'s incarnation `serial` from a process's poll,
 /// with the receiver not waiting for mail (busy, or queued to run): makes it the target, so
 /// that the poll's next sends to it are gathered. A receiver that was waiting is left
-/// alone: a wake-up is a hand-off (a round trip, a relay), not a stream.
-#[inline(never)]
+/// alone: a wake-up is a hand-off (a round trip, a relay), not a stream. Inlined: two
+/// thread-local stores, since a round trip between two threads often finds its receiver
+/// not parked yet.
+#[inline(always)]
 pub(crate) fn prime<M>(slot: &'static Slot, serial: u32) {
-    if batch_cap::<M>() == 0 || ptr::eq(slot, current::polled()) {
+    if batch_cap::<M>() == 0 {
         return;
     }
     let o = outbox();
@@ -140,10 +149,10 @@ pub(crate) fn prime<M>(slot: &'static Slot, serial: u32) {
 pub(crate) fn gather<M: Send + 'static>(slot: &'static Slot, serial: u32, message: M) -> Option<M> {
     let o = outbox();
     let len = o.len.get() as usize;
-    // Another incarnation than the target's (its pid is another process), or a receiver
-    // now waiting for mail: what is gathered goes first, then this, at once (which wakes
-    // a waiting receiver).
-    if o.serial.get() != serial || slot.is_waiting() {
+    // Another incarnation than the target's (its pid is another process), a receiver now
+    // waiting for mail, or the sender itself (its next receive must see the message): what
+    // is gathered goes first, then this, at once (which wakes a waiting receiver).
+    if o.serial.get() != serial || slot.is_waiting() || ptr::eq(slot, current::polled()) {
         if len != 0 {
             o.flush_now();
         }
@@ -175,25 +184,18 @@ pub(crate) fn flush() {
 }
 
 /// The end of a poll: queues what is gathered, and forgets the target, so that the next
-/// poll's first send goes straight to its receiver.
+/// poll's first send goes straight to its receiver. A load and a store when nothing is
+/// gathered.
 #[inline(always)]
 pub(crate) fn end_poll() {
     let o = outbox();
-    if !o.target.get().is_null() {
-        o.end_poll_now();
+    if o.len.get() != 0 {
+        o.flush_now();
     }
+    o.target.set(ptr::null());
 }
 
 impl Outbox {
-    #[cold]
-    #[inline(never)]
-    fn end_poll_now(&self) {
-        if self.len.get() != 0 {
-            self.flush_now();
-        }
-        self.target.set(ptr::null());
-    }
-
     #[cold]
     #[inline(never)]
     fn flush_now(&self) {
