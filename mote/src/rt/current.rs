@@ -27,20 +27,6 @@ thread_local! {
     static CURRENT: Cell<*const Slot> = const { Cell::new(ptr::null()) };
     /// The exit reason of the process whose future is being dropped on this thread.
     static ENDING: Cell<Option<ExitReason>> = const { Cell::new(None) };
-    /// Processes that ended on this thread so far (see [`ends`]).
-    static ENDED: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Counts a process that ended on this thread (the runner, once its future is gone).
-#[inline]
-pub(crate) fn note_end() {
-    ENDED.with(|n| n.set(n.get().wrapping_add(1)));
-}
-
-/// Processes that ended on this thread so far: a scheduler worker compares two readings to
-/// learn whether the tasks it stole in between ran to their end (see `Thief`).
-pub(crate) fn ends() -> u64 {
-    ENDED.with(Cell::get)
 }
 
 /// While a process's future is being dropped because the process ended, the reason it

@@ -130,7 +130,6 @@ where
         if own_end && crash_report::is_crash(&reason) {
             crash_report::report(slot, id, &reason);
         }
-        current::note_end();
         // The messages it gathered go before its exit signals.
         outbox::end_poll();
         current::leave();

@@ -244,21 +244,15 @@ fn find_work(
 /// So a steal is judged when the thief runs out of work again. It paid if the thief stayed
 /// busy at least [`STEAL_PAYS`], or if no other worker finished a task meanwhile (an owner
 /// inside one long poll, as a process spawning thousands of others in one go: its queue
-/// would wait for it) and some of the stolen processes ran to their end (the `spawn`
-/// benchmark's, which would otherwise pile up in memory behind the loop). Stolen processes
-/// that only park in their first receive gain nothing from running now, and running them
-/// beside the loop that spawns them costs it twice its time: `million`'s main, whose new
-/// slots, tasks and queue entries the thief's core kept reading, spawned a million in
-/// 300-420 ms on two cores against 170 ms on one. One that did not pay makes the worker wait before its next steal
+/// would wait for it). One that did not pay makes the worker wait before its next steal
 /// from a peer: from [`BACKOFF_MIN`], doubling with each such steal, up to
 /// [`BACKOFF_MAX`]; one that paid halves the wait (and below [`BACKOFF_MIN`] ends it).
 /// Halving rather than ending it at once: a server's poll can keep its worker's counter
 /// still through a short steal, which must not undo the wait built up.
 #[derive(Default)]
 pub(super) struct Thief {
-    /// When the last steal from a peer happened, the other workers' task count then, and
-    /// the processes that had ended on this thread by then.
-    stole: Option<(Instant, u64, u64)>,
+    /// When the last steal from a peer happened, and the other workers' task count then.
+    stole: Option<(Instant, u64)>,
     /// How long to wait before the next steal from a peer.
     backoff: Duration,
 }
@@ -274,28 +268,26 @@ impl Thief {
     ) -> Option<Runnable> {
         let (task, from_peer) = found?;
         if from_peer {
-            let ends = crate::rt::current::ends();
-            self.stole = Some((Instant::now(), scheduler.others_tasks(me), ends));
+            self.stole = Some((Instant::now(), scheduler.others_tasks(me)));
         }
         Some(task)
     }
 
     /// The worker ran out of work: judges its last steal, if any.
     fn judge(&mut self, scheduler: &Scheduler, me: usize) {
-        let Some((at, others, ends)) = self.stole.take() else {
+        let Some((at, others)) = self.stole.take() else {
             return;
         };
         let owners_ran = scheduler.others_tasks(me) != others;
-        let ended = crate::rt::current::ends() != ends;
-        self.backoff = next_backoff(self.backoff, paid(at.elapsed(), owners_ran, ended));
+        self.backoff = next_backoff(self.backoff, paid(at.elapsed(), owners_ran));
     }
 }
 
 /// Whether a steal paid: its tasks kept the thief `busy` for at least [`STEAL_PAYS`], or
 /// the other workers ran no task meanwhile (`owners_ran` false: their owner was inside a
-/// poll, and they would have waited for it) and some of them `ended`.
-fn paid(busy: Duration, owners_ran: bool, ended: bool) -> bool {
-    busy >= STEAL_PAYS || (!owners_ran && ended)
+/// poll, and they would have waited for it).
+fn paid(busy: Duration, owners_ran: bool) -> bool {
+    busy >= STEAL_PAYS || !owners_ran
 }
 
 /// The wait before a thief's next steal from a peer, after a steal that `paid` or not,
@@ -336,21 +328,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_short_steal_pays_only_if_the_owners_ran_nothing_and_a_stolen_process_ended() {
+    fn a_short_steal_pays_only_if_the_owners_ran_nothing_meanwhile() {
         let short = STEAL_PAYS / 4;
         assert!(
-            !paid(short, true, true),
+            !paid(short, true),
             "short, owners busy with their own tasks"
         );
         assert!(
-            paid(short, false, true),
-            "short, the owners stuck in a poll, and the stolen processes ended"
+            paid(short, false),
+            "short, but the owners were stuck in a poll"
         );
-        assert!(
-            !paid(short, false, false),
-            "short, the owners stuck in a poll, but the stolen processes only parked"
-        );
-        assert!(paid(STEAL_PAYS, true, false), "long enough");
+        assert!(paid(STEAL_PAYS, true), "long enough");
     }
 
     #[test]
