@@ -125,7 +125,6 @@ mod rt {
     pub(crate) mod mailbox;
     pub(crate) mod metrics;
     pub(crate) mod outbox;
-    #[cfg(feature = "dist")]
     pub(crate) mod poll_end;
     pub(crate) mod runner;
     pub(crate) mod scheduler;

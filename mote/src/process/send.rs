@@ -51,17 +51,24 @@ impl<M: Send + 'static> Pid<M> {
         let _ = self.deliver::<true>(message, 0);
     }
 
-    /// [`Pid::send`] while this thread's outbox has a target: gathered if this is it.
+    /// [`Pid::send`] while this thread's outbox has a target (only a process's poll primes
+    /// one, so the thread is pinned): gathered if this is it, else queued now.
     #[inline(never)]
     fn send_gathering(&self, message: M) {
         let id = self.id();
-        if let Some(slot) = TABLE.lookup(id) {
-            if outbox::is_target(slot) {
-                let _ = Self::offer(slot, id, message);
-                return;
+        let Some(slot) = TABLE.lookup(id) else {
+            let _ = self.deliver::<true>(message, 0);
+            return;
+        };
+        let message = if outbox::is_target(slot) {
+            match outbox::gather(slot, id.serial(), message) {
+                None => return,
+                Some(message) => message,
             }
-        }
-        let _ = self.deliver::<true>(message, 0);
+        } else {
+            message
+        };
+        let _ = Self::queue::<true>(slot, id, 0, message, true);
     }
 
     /// [`Pid::send`] that gives the message back if the process is not alive; once queued,
@@ -120,15 +127,6 @@ impl<M: Send + 'static> Pid<M> {
             metrics::count_send();
             sent.before_exit
         })
-    }
-
-    /// A send to the outbox's target: gathered, or queued now if the outbox gives it back.
-    #[inline(never)]
-    fn offer(slot: &'static Slot, id: ProcessId, message: M) -> Result<bool, M> {
-        match outbox::gather(slot, id.serial(), message) {
-            None => Ok(true),
-            Some(message) => Self::queue::<true>(slot, id, 0, message, true),
-        }
     }
 
     /// Sends without waiting, failing if the process's bounded mailbox is full or the

@@ -42,7 +42,7 @@ pub(crate) fn ending_reason() -> Option<ExitReason> {
 /// Whether this thread is polling a process, and so holds an epoch guard (see `Slot::send`).
 #[inline]
 pub(crate) fn pinned() -> bool {
-    !CURRENT.with(Cell::get).is_null()
+    !polled().is_null()
 }
 
 /// The slot of the process being polled on this thread (null outside a process's poll).
@@ -109,7 +109,6 @@ pub(crate) fn enter(slot: &'static Slot, guard: &mut crossbeam_epoch::Guard) {
 /// This thread polls no process any more.
 #[inline]
 pub(crate) fn leave() {
-    #[cfg(feature = "dist")]
     crate::rt::poll_end::run();
     // POLL_GUARD is left dangling: it is only read while CURRENT is set (see `repin_now`).
     CURRENT.with(|c| c.set(ptr::null()));

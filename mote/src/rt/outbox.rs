@@ -22,8 +22,9 @@
 //!   a send to a bounded mailbox) or sends any signal (link, unlink, monitor, demonitor,
 //!   exit): each queues the outbox first, so one sender's messages and signals reach a
 //!   receiver in the order they were sent, as Erlang guarantees;
-//! * the poll ends, whichever way ([`end_poll`], from `rt::runner`, before the process's
-//!   exit signals go out, so those stay behind its messages).
+//! * the poll ends, whichever way ([`end_poll`], through the poll-end hook of
+//!   `rt::poll_end` that `current::leave` runs on every path out of a poll, before an
+//!   ending process's exit signals go out, so those stay behind its messages).
 //!
 //! A process sending to itself never gathers: its next receive must see the message.
 //!
@@ -44,6 +45,7 @@ use std::ptr;
 
 use crate::rt::current;
 use crate::rt::metrics;
+use crate::rt::poll_end;
 use crate::rt::table::Slot;
 
 /// The most messages in one batch.
@@ -125,7 +127,8 @@ pub(crate) fn is_target(slot: &Slot) -> bool {
 /// that the poll's next sends to it are gathered. A receiver that was waiting is left
 /// alone: a wake-up is a hand-off (a round trip, a relay), not a stream. Inlined: two
 /// thread-local stores, since a round trip between two threads often finds its receiver
-/// not parked yet.
+/// not parked yet. The first target of a poll asks for [`end_poll`] at the poll's end
+/// (`rt::poll_end`).
 #[inline(always)]
 pub(crate) fn prime<M>(slot: &'static Slot, serial: u32) {
     if batch_cap::<M>() == 0 {
@@ -134,6 +137,9 @@ pub(crate) fn prime<M>(slot: &'static Slot, serial: u32) {
     let o = outbox();
     if o.len.get() != 0 {
         o.flush_now();
+    }
+    if o.target.get().is_null() {
+        poll_end::defer(end_poll);
     }
     o.target.set(slot);
     o.serial.set(serial);
@@ -183,10 +189,9 @@ pub(crate) fn flush() {
     }
 }
 
-/// The end of a poll: queues what is gathered, and forgets the target, so that the next
-/// poll's first send goes straight to its receiver. A load and a store when nothing is
-/// gathered.
-#[inline(always)]
+/// The end of a poll that had a target (run by `current::leave` through `rt::poll_end`):
+/// queues what is gathered, and forgets the target, so that the next poll's first send
+/// goes straight to its receiver. Running it earlier is allowed: it only ends a batch.
 pub(crate) fn end_poll() {
     let o = outbox();
     if o.len.get() != 0 {

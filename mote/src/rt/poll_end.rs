@@ -1,7 +1,9 @@
-//! Work deferred to the end of a process's poll (the `dist` feature): the distribution
-//! layer leaves the frames a process sends to another node in their connection's buffer
-//! and writes them all in one system call when the poll ends, as the BEAM's distribution
-//! port buffers a scheduler's sends, instead of one `write` per message.
+//! Work deferred to the end of a process's poll. The thread's outbox (`rt::outbox`) queues
+//! the messages it gathered for a busy receiver and forgets that receiver; with the `dist`
+//! feature, the distribution layer leaves the frames a process sends to another node in
+//! their connection's buffer and writes them all in one system call when the poll ends, as
+//! the BEAM's distribution port buffers a scheduler's sends, instead of one `write` per
+//! message.
 //!
 //! The end of a poll is the earliest moment the runtime knows the process has stopped
 //! sending for now: a process that sends and then waits in `recv` ends its poll right

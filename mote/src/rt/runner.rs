@@ -12,7 +12,6 @@ use std::task::{Context, Poll};
 
 use crate::rt::crash_report;
 use crate::rt::current;
-use crate::rt::outbox;
 use crate::rt::signals;
 use crate::rt::table::Slot;
 use crate::values::exit::{ExitReason, IntoExitReason};
@@ -100,7 +99,6 @@ where
         } else {
             match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                 Ok(Poll::Pending) => {
-                    outbox::end_poll();
                     current::leave();
                     return Poll::Pending;
                 }
@@ -130,8 +128,6 @@ where
         if own_end && crash_report::is_crash(&reason) {
             crash_report::report(slot, id, &reason);
         }
-        // The messages it gathered go before its exit signals.
-        outbox::end_poll();
         current::leave();
         signals::process_exited(slot, id, reason);
         // Messages that raced the exit (pushed before `begin_exit` in `process_exited`, after

@@ -152,12 +152,11 @@ pub(super) fn run(
             lifo_streak = 0;
             // The spawn stack before the queue, but every [`QUEUE_INTERVAL`]-th take the queue
             // first: a process that spawns its successor forever would starve it otherwise.
-            if tick % QUEUE_INTERVAL != 0 {
-                if let Some(task) = local.stack.pop() {
-                    return Some(task);
-                }
+            if tick % QUEUE_INTERVAL == 0 {
+                local.queue.pop().or_else(|| local.stack.pop())
+            } else {
+                local.stack.pop().or_else(|| local.queue.pop())
             }
-            local.queue.pop().or_else(|| local.stack.pop())
         });
         let found = next.or_else(|| {
             find_work(

@@ -332,8 +332,7 @@ impl Slot {
     /// As for [`Slot::send`] with `pinned`; `values` points at `count` initialised `M`s,
     /// which the caller gives up when this returns true.
     pub(crate) unsafe fn send_many<M>(&self, serial: u32, values: *const M, count: u32) -> bool {
-        let state = self.state.load(Ordering::Acquire);
-        if state & ALIVE == 0 || self.serial() != serial {
+        if !self.is_alive(serial) {
             return false;
         }
         // SAFETY: alive and of type `M` (the contract), kept from recycling by the epoch
