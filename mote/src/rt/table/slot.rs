@@ -67,7 +67,8 @@ pub(crate) struct Slot {
     pub(super) queue: Queue,
     /// The serial of the current incarnation; changes only while the slot is free.
     serial: AtomicU32,
-    /// The run group of the incarnation, set at spawn (see [`Slot::run_group`]); while the
+    /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
+    /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
     /// first slot + 1 (0 = none), see [`Slot::next_chain`].
     ///
@@ -189,11 +190,6 @@ impl Slot {
         }
     }
 
-    /// Records the incarnation's run group. Set at spawn, before the process is published.
-    pub(crate) fn set_run_group(&self, run_group: u32) {
-        self.run_group.store(run_group, Ordering::Relaxed);
-    }
-
     /// While the slot is free and heads a chain of the table's shared free list: the link
     /// to the next chain. A free slot belongs to no run group, so it lends this word.
     pub(super) fn next_chain(&self) -> &AtomicU32 {
@@ -245,13 +241,13 @@ impl Slot {
         self.state.load(Ordering::Acquire) & (PARKED | FOREIGN) != 0
     }
 
-    /// Makes the slot hold a new process. The slot is free: nobody else can reach this
-    /// incarnation until `ALIVE` is published.
+    /// Makes the slot hold a new process of `run_group`. The slot is free: nobody else can
+    /// reach this incarnation until `ALIVE` is published.
     ///
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind) {
+    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
         // Published with the state's Release below, as the waker is.
         let reused = !self
             .kind
@@ -268,6 +264,10 @@ impl Slot {
         });
         self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
+        // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
+        // never see this process beside the group of the slot's last incarnation (it would
+        // end it with `shutdown` if that run is the one ending).
+        self.run_group.store(run_group, Ordering::Relaxed);
         self.budget.with_mut(|b| {
             // SAFETY: the slot is free; the owner-to-be has not started.
             unsafe { *b = 0 };
