@@ -30,9 +30,9 @@
 //! * `DYING` is set when the process ends; whoever drops the last reference afterwards
 //!   claims it (clears it) and recycles the slot, dropping messages still queued.
 
-use std::mem::MaybeUninit;
+use std::mem::ManuallyDrop;
 use std::ptr;
-use std::task::Waker;
+use std::task::{RawWakerVTable, Waker};
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -85,17 +85,20 @@ pub(crate) struct Slot {
     /// each receive counts at once, which costs what counting it in a field of its own
     /// for the end of the poll did).
     work: AtomicU64,
-    /// The task's waker: initialised from the slot's first occupation on (`kind` is
-    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
-    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
-    /// does that on its own thread, where the allocator takes the memory back (and hands it
-    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
-    waker: UnsafeCell<MaybeUninit<Waker>>,
-    /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
-    /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
-    /// written only while no other thread can reach the incarnation (as the waker), read
-    /// by introspection at any time (hence atomic).
-    kind: AtomicPtr<Kind>,
+    /// The data pointer of the task's waker, whose vtable is `kind`'s (see [`KindWaker`]):
+    /// a `Waker` here took 16 bytes, and every task of one kind has the same vtable, so the
+    /// slot keeps 8 (88 -> 80 bytes per process). Owned: it holds the waker's reference to
+    /// the task, from the slot's first occupation on (`kind` is non-null from then on).
+    /// A dead incarnation's waker stays until the slot is occupied again: dropping it frees
+    /// the task's allocation, and the spawn that reuses the slot does that on its own
+    /// thread, where the allocator takes the memory back (and hands it to the new task)
+    /// without the cross-thread free that made a million spawns 12% slower.
+    waker: UnsafeCell<*const ()>,
+    /// The incarnation's [`KindWaker`]: how to drop its queued messages (it knows the
+    /// message type, see [`drain`]), its task's size and its waker's vtable. Null until the
+    /// slot is first occupied; written only while no other thread can reach the incarnation
+    /// (as the waker, and before it), read by introspection at any time (hence atomic).
+    kind: AtomicPtr<KindWaker>,
     /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
     /// by `extras_lock` (see [`Slot::lock_extras`]).
     extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
@@ -117,10 +120,13 @@ unsafe impl Send for Slot {}
 /// last incarnation.
 impl Drop for Slot {
     fn drop(&mut self) {
-        if !self.kind.load(Ordering::Acquire).is_null() {
+        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
+        if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             self.waker.with_mut(|w| {
-                // SAFETY: as above; initialised since the first occupation (see the field).
-                unsafe { (*w).assume_init_drop() };
+                // SAFETY: `&mut self`: nobody else can reach the slot; since the first
+                // occupation `w` holds a waker of `kind`'s vtable, owned by the slot, and
+                // this drops it, once (the slot is gone after this).
+                drop(unsafe { Waker::new(*w, kind.vtable) });
             });
         }
     }
@@ -137,7 +143,7 @@ impl Slot {
             next_free: AtomicU32::new(0),
             budget: UnsafeCell::new(0),
             work: AtomicU64::new(0),
-            waker: UnsafeCell::new(MaybeUninit::uninit()),
+            waker: UnsafeCell::new(ptr::null()),
             kind: AtomicPtr::new(std::ptr::null_mut()),
             extras: std::cell::UnsafeCell::new(None),
             extras_lock: RawMutex::INIT,
@@ -205,7 +211,7 @@ impl Slot {
     pub(crate) fn task_bytes(&self) -> usize {
         let kind = self.kind.load(Ordering::Acquire);
         // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
-        unsafe { kind.as_ref() }.map_or(0, |kind| kind.task_bytes)
+        unsafe { kind.as_ref() }.map_or(0, |kind| kind.kind.task_bytes)
     }
 
     /// The `mote::run` whose processes this incarnation belongs to (inherited from its
@@ -252,19 +258,25 @@ impl Slot {
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
     pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind) {
+        // The slot keeps the waker's data pointer and, through the kind, its vtable: the
+        // reference the waker holds passes to the slot (dropped in `drop_waker`).
+        let waker = ManuallyDrop::new(waker);
+        let kind = KindWaker::of(kind, waker.vtable());
         // Published with the state's Release below, as the waker is.
-        let reused = !self
+        let last = self
             .kind
-            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed)
-            .is_null();
+            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed);
         self.waker.with_mut(|w| {
-            if reused {
-                // SAFETY: as above; a slot occupied before holds its last incarnation's
-                // waker (see the field).
-                unsafe { (*w).assume_init_drop() };
+            // SAFETY: a non-null kind is a `&'static KindWaker`, the one of the waker `w`
+            // holds: the slot was occupied before, and that kind and waker were written
+            // together there, so this pairs them as they were.
+            if let Some(last) = unsafe { last.as_ref() } {
+                // SAFETY: the slot is free (the contract): nobody else reads `w`; the slot
+                // owned that waker, and this drops it once, before `w` is overwritten.
+                drop(unsafe { Waker::new(*w, last.vtable) });
             }
             // SAFETY: as above.
-            unsafe { (*w).write(waker) };
+            unsafe { *w = waker.data() };
         });
         self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
@@ -371,10 +383,8 @@ impl Slot {
 
     /// Whether `waker` wakes this process's task (owner-only).
     pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
-        self.waker.with(|w| {
-            // SAFETY: the owner is running, so the slot is occupied and the waker initialised.
-            unsafe { (*w).assume_init_ref().will_wake(waker) }
-        })
+        // SAFETY: the owner is running, so the slot is occupied: its waker is in place.
+        unsafe { self.with_waker(|own| own.will_wake(waker)) }
     }
 
     /// Wakes the process's task.
@@ -382,11 +392,28 @@ impl Slot {
     /// Callers hold a reference, or the extras lock while `ALIVE` is set: either keeps the
     /// waker initialised.
     pub(crate) fn wake_task(&self) {
+        // SAFETY: the slot is occupied and a reference or the extras lock (with ALIVE
+        // observed) is held (the callers' contract): its waker stays in place meanwhile.
+        unsafe { self.with_waker(Waker::wake_by_ref) }
+    }
+
+    /// Lends the slot's waker, rebuilt from its data pointer and its kind's vtable.
+    ///
+    /// # Safety
+    /// The slot is occupied, and stays so (its waker is not dropped or replaced) until `f`
+    /// returns.
+    #[inline]
+    unsafe fn with_waker<R>(&self, f: impl FnOnce(&Waker) -> R) -> R {
+        // Relaxed: the kind was written before the waker and published with it (the
+        // callers saw ALIVE, or the owner runs after `occupy`).
+        let kind = self.kind.load(Ordering::Relaxed);
         self.waker.with(|w| {
-            // SAFETY: initialised while the slot is occupied and a reference or the extras
-            // lock (with ALIVE observed) is held (the callers' contract).
-            unsafe { (*w).assume_init_ref().wake_by_ref() }
-        });
+            // SAFETY: occupied (the contract): `kind` is the `&'static KindWaker` written
+            // with the waker `w` holds, so the pair is the waker `occupy` took apart. The
+            // `ManuallyDrop` keeps this borrowed copy from dropping the slot's reference.
+            let waker = ManuallyDrop::new(unsafe { Waker::new(*w, (*kind).vtable) });
+            f(&waker)
+        })
     }
 
     /// Drops `amount` of references. Recycles the slot if this was the last reference of a
@@ -435,12 +462,12 @@ impl Slot {
     /// # Safety
     /// The slot is occupied, and no sender or receiver is active.
     pub(crate) unsafe fn vacate(&self) {
-        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
+        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
         if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: exclusive access (the caller's contract); `drain` matches the queued
             // messages' type.
             crate::rt::mailbox::leftovers::as_leftovers(|| unsafe {
-                (kind.drain)(self, Drain::Final)
+                (kind.kind.drain)(self, Drain::Final)
             });
         }
     }
@@ -454,11 +481,11 @@ impl Slot {
     /// # Safety
     /// Called by the process's own task, which receives no more.
     pub(crate) unsafe fn drop_queued(&self) {
-        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
+        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
         if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: set at `occupy`, before the task ran; we are the queue's consumer (the
             // contract).
-            unsafe { (kind.drain)(self, Drain::Queued) };
+            unsafe { (kind.kind.drain)(self, Drain::Queued) };
         }
     }
 
@@ -668,6 +695,68 @@ pub(crate) struct Kind {
     pub(crate) task_bytes: usize,
 }
 
+/// A [`Kind`] with the waker vtable of its processes' tasks: what a slot points at, so that
+/// it keeps only its waker's data pointer. One per pair, made at the pair's first spawn and
+/// never freed (a program has as many as it has spawn sites' types, and copies of their
+/// constants).
+///
+/// A vtable is not a compile-time constant the spawn could put in its `Kind`: async-task
+/// makes it, and a constant's address may differ between codegen units; so the pair is
+/// keyed by both addresses, and a slot always gets back the very vtable its waker had.
+pub(crate) struct KindWaker {
+    kind: &'static Kind,
+    vtable: &'static RawWakerVTable,
+}
+
+/// The most recent [`KindWaker`]s by a hash of their key: a spawn finds its own with one
+/// load and two compares, without a lock.
+static KIND_CACHE: [std::sync::atomic::AtomicPtr<KindWaker>; 64] =
+    [const { std::sync::atomic::AtomicPtr::new(ptr::null_mut()) }; 64];
+
+/// Every [`KindWaker`] made (the cache forgets those that collide).
+static KIND_WAKERS: std::sync::Mutex<Vec<&'static KindWaker>> = std::sync::Mutex::new(Vec::new());
+
+impl KindWaker {
+    /// The `KindWaker` of `kind` and `vtable`, made on first use.
+    #[inline]
+    fn of(kind: &'static Kind, vtable: &'static RawWakerVTable) -> &'static KindWaker {
+        let key = (ptr::from_ref(kind) as usize) ^ (ptr::from_ref(vtable) as usize).rotate_left(32);
+        let line = &KIND_CACHE[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) & 63];
+        // Acquire: pairs with the Release store below, so the fields are seen written.
+        // SAFETY: non-null entries are leaked `KindWaker`s, never freed.
+        match unsafe { line.load(std::sync::atomic::Ordering::Acquire).as_ref() } {
+            Some(found) if ptr::eq(found.kind, kind) && ptr::eq(found.vtable, vtable) => found,
+            _ => Self::make(kind, vtable, line),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make(
+        kind: &'static Kind,
+        vtable: &'static RawWakerVTable,
+        line: &std::sync::atomic::AtomicPtr<KindWaker>,
+    ) -> &'static KindWaker {
+        let mut all = KIND_WAKERS.lock().unwrap_or_else(|e| e.into_inner());
+        let found = match all
+            .iter()
+            .find(|k| ptr::eq(k.kind, kind) && ptr::eq(k.vtable, vtable))
+        {
+            Some(found) => found,
+            None => {
+                let made: &'static KindWaker = Box::leak(Box::new(KindWaker { kind, vtable }));
+                all.push(made);
+                made
+            }
+        };
+        line.store(
+            ptr::from_ref(found).cast_mut(),
+            std::sync::atomic::Ordering::Release,
+        );
+        found
+    }
+}
+
 /// Which messages [`drain`] drops.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Drain {
@@ -688,6 +777,133 @@ pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
         match which {
             Drain::Queued => drop(slot.queue.drop_queued::<M>()),
             Drain::Final => drop(slot.queue.drain::<M>()),
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::{Wake, Waker};
+
+    use super::{drain, Kind, KindWaker, Slot};
+
+    const KIND: Kind = Kind {
+        drain: drain::<u32>,
+        task_bytes: 0,
+    };
+
+    /// Wakes counted per waker type: the vtable a slot uses shows in which counter moves.
+    static WAKES_A: AtomicUsize = AtomicUsize::new(0);
+    static WAKES_B: AtomicUsize = AtomicUsize::new(0);
+
+    struct A;
+    impl Wake for A {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            WAKES_A.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    struct B;
+    impl Wake for B {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            WAKES_B.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The slot keeps only its waker's data pointer; the waker it lends back must be the
+    /// one it took (the vtable of that very waker, even when two wakers of one kind have
+    /// different vtables), holding one reference, dropped once when the slot is occupied
+    /// again or dropped.
+    #[test]
+    fn a_slot_keeps_its_wakers_reference_and_vtable() {
+        let (a, b) = (Arc::new(A), Arc::new(B));
+        let slot = Slot::new();
+        // SAFETY: a fresh slot, no messages.
+        unsafe { slot.occupy(Waker::from(Arc::clone(&a)), &KIND) };
+        assert_eq!(
+            Arc::strong_count(&a),
+            2,
+            "the slot holds the waker's reference"
+        );
+        slot.wake_task();
+        assert_eq!(WAKES_A.load(Ordering::Relaxed), 1);
+        assert!(slot.is_task_waker(&Waker::from(Arc::clone(&a))));
+        assert!(!slot.is_task_waker(&Waker::from(Arc::clone(&b))));
+        assert_eq!(
+            Arc::strong_count(&a),
+            2,
+            "lending the waker leaves its reference"
+        );
+        // The same kind, another vtable: as a slot reused by a task whose waker's vtable
+        // is another copy of the same constant.
+        // SAFETY: the incarnation above is over (nothing else uses the slot).
+        unsafe { slot.occupy(Waker::from(Arc::clone(&b)), &KIND) };
+        assert_eq!(
+            Arc::strong_count(&a),
+            1,
+            "the last incarnation's waker dropped"
+        );
+        assert_eq!(Arc::strong_count(&b), 2);
+        slot.wake_task();
+        assert_eq!(WAKES_B.load(Ordering::Relaxed), 1);
+        assert_eq!(
+            WAKES_A.load(Ordering::Relaxed),
+            1,
+            "woken through the old vtable"
+        );
+        assert!(slot.is_task_waker(&Waker::from(Arc::clone(&b))));
+        drop(slot);
+        assert_eq!(Arc::strong_count(&b), 1, "the slot's drop drops its waker");
+    }
+
+    /// A `KindWaker` made by one thread and found in the cache by another is seen whole:
+    /// the cache's load pairs with the store that published it (miri reports a data race
+    /// on its fields otherwise: the threads below are ordered by nothing else).
+    #[test]
+    fn a_kind_waker_found_in_the_cache_is_seen_whole() {
+        let rounds = if cfg!(miri) { 20 } else { 200 };
+        for _ in 0..rounds {
+            // A fresh kind each round: a cache miss, then a hit on another thread.
+            let kind: &'static Kind = Box::leak(Box::new(Kind {
+                drain: drain::<u32>,
+                task_bytes: 7,
+            }));
+            let waker = Waker::from(Arc::new(A));
+            let vtable = waker.vtable();
+            let made = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let found = KindWaker::of(kind, vtable);
+                    assert!(std::ptr::eq(found.vtable, vtable));
+                    made.store(true, Ordering::Relaxed);
+                });
+                s.spawn(|| {
+                    while !made.load(Ordering::Relaxed) {
+                        std::thread::yield_now();
+                    }
+                    let found = KindWaker::of(kind, vtable);
+                    assert_eq!(found.kind.task_bytes, 7);
+                    assert!(std::ptr::eq(found.vtable, vtable));
+                });
+            });
+            // The same pair is one `KindWaker`; another vtable, another.
+            let other = Waker::from(Arc::new(B));
+            assert!(std::ptr::eq(
+                KindWaker::of(kind, vtable),
+                KindWaker::of(kind, vtable)
+            ));
+            assert!(std::ptr::eq(
+                KindWaker::of(kind, other.vtable()).vtable,
+                other.vtable()
+            ));
         }
     }
 }
