@@ -126,7 +126,7 @@ impl Drop for Slot {
                 // SAFETY: `&mut self`: nobody else can reach the slot; since the first
                 // occupation `w` holds a waker of `kind`'s vtable, owned by the slot, and
                 // this drops it, once (the slot is gone after this).
-                drop(unsafe { Waker::new(*w, kind.vtable) });
+                drop(unsafe { Waker::new(*w, &kind.calls) });
             });
         }
     }
@@ -273,7 +273,7 @@ impl Slot {
             if let Some(last) = unsafe { last.as_ref() } {
                 // SAFETY: the slot is free (the contract): nobody else reads `w`; the slot
                 // owned that waker, and this drops it once, before `w` is overwritten.
-                drop(unsafe { Waker::new(*w, last.vtable) });
+                drop(unsafe { Waker::new(*w, &last.calls) });
             }
             // SAFETY: as above.
             unsafe { *w = waker.data() };
@@ -381,10 +381,19 @@ impl Slot {
         }
     }
 
-    /// Whether `waker` wakes this process's task (owner-only).
+    /// Whether `waker` wakes this process's task (owner-only): `Waker::will_wake` against
+    /// the waker `occupy` took (its data pointer and async-task's own vtable, not the
+    /// kind's copy of it).
+    ///
+    /// Inlined: every park asks (out of line, `pingpong` and `call` were 2% slower).
+    #[inline]
     pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
-        // SAFETY: the owner is running, so the slot is occupied: its waker is in place.
-        unsafe { self.with_waker(|own| own.will_wake(waker)) }
+        let kind = self.kind.load(Ordering::Relaxed);
+        self.waker.with(|w| {
+            // SAFETY: the owner is running, so the slot is occupied: `kind` is the
+            // `&'static KindWaker` written with the waker `w` holds (see `occupy`).
+            unsafe { waker.data() == *w && ptr::eq(waker.vtable(), (*kind).original) }
+        })
     }
 
     /// Wakes the process's task.
@@ -409,9 +418,10 @@ impl Slot {
         let kind = self.kind.load(Ordering::Relaxed);
         self.waker.with(|w| {
             // SAFETY: occupied (the contract): `kind` is the `&'static KindWaker` written
-            // with the waker `w` holds, so the pair is the waker `occupy` took apart. The
-            // `ManuallyDrop` keeps this borrowed copy from dropping the slot's reference.
-            let waker = ManuallyDrop::new(unsafe { Waker::new(*w, (*kind).vtable) });
+            // with the waker `w` holds, and its `calls` are that waker's vtable's functions,
+            // so the pair acts as the waker `occupy` took apart. The `ManuallyDrop` keeps
+            // this borrowed copy from dropping the slot's reference.
+            let waker = ManuallyDrop::new(unsafe { Waker::new(*w, &(*kind).calls) });
             f(&waker)
         })
     }
@@ -703,15 +713,34 @@ pub(crate) struct Kind {
 /// A vtable is not a compile-time constant the spawn could put in its `Kind`: async-task
 /// makes it, and a constant's address may differ between codegen units; so the pair is
 /// keyed by both addresses, and a slot always gets back the very vtable its waker had.
+///
+/// It starts with a copy of that vtable (a `RawWakerVTable` is four function pointers,
+/// `Copy`), which the slot's waker is rebuilt with: a wake reads the slot's kind pointer and
+/// calls through it, as many loads as through a `Waker` kept whole (a pointer to the
+/// original in the kind cost an extra dependent load per wake and per park: `pingpong`
+/// and `call` 2-3% slower).
+///
+/// Every wake and every park reads it, from every core: it has a cache line of its own
+/// (a plain 16-byte box may share one with data another core writes, and each wake and
+/// park would wait for that line).
+#[repr(C, align(128))]
 pub(crate) struct KindWaker {
+    /// A copy of `original`: the vtable of the slot's waker.
+    calls: RawWakerVTable,
+    /// The vtable of the wakers this kind was made for (the key, with `kind`; and what
+    /// `Slot::is_task_waker` compares).
+    original: &'static RawWakerVTable,
     kind: &'static Kind,
-    vtable: &'static RawWakerVTable,
 }
 
 /// The most recent [`KindWaker`]s by a hash of their key: a spawn finds its own with one
-/// load and two compares, without a lock.
-static KIND_CACHE: [std::sync::atomic::AtomicPtr<KindWaker>; 64] =
-    [const { std::sync::atomic::AtomicPtr::new(ptr::null_mut()) }; 64];
+/// load and two compares, without a lock. Read by every spawn: on lines of its own, away
+/// from statics that are written.
+static KIND_CACHE: KindCache =
+    KindCache([const { std::sync::atomic::AtomicPtr::new(ptr::null_mut()) }; 64]);
+
+#[repr(align(128))]
+struct KindCache([std::sync::atomic::AtomicPtr<KindWaker>; 64]);
 
 /// Every [`KindWaker`] made (the cache forgets those that collide).
 static KIND_WAKERS: std::sync::Mutex<Vec<&'static KindWaker>> = std::sync::Mutex::new(Vec::new());
@@ -721,11 +750,11 @@ impl KindWaker {
     #[inline]
     fn of(kind: &'static Kind, vtable: &'static RawWakerVTable) -> &'static KindWaker {
         let key = (ptr::from_ref(kind) as usize) ^ (ptr::from_ref(vtable) as usize).rotate_left(32);
-        let line = &KIND_CACHE[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) & 63];
+        let line = &KIND_CACHE.0[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) & 63];
         // Acquire: pairs with the Release store below, so the fields are seen written.
         // SAFETY: non-null entries are leaked `KindWaker`s, never freed.
         match unsafe { line.load(std::sync::atomic::Ordering::Acquire).as_ref() } {
-            Some(found) if ptr::eq(found.kind, kind) && ptr::eq(found.vtable, vtable) => found,
+            Some(found) if ptr::eq(found.kind, kind) && ptr::eq(found.original, vtable) => found,
             _ => Self::make(kind, vtable, line),
         }
     }
@@ -740,11 +769,15 @@ impl KindWaker {
         let mut all = KIND_WAKERS.lock().unwrap_or_else(|e| e.into_inner());
         let found = match all
             .iter()
-            .find(|k| ptr::eq(k.kind, kind) && ptr::eq(k.vtable, vtable))
+            .find(|k| ptr::eq(k.kind, kind) && ptr::eq(k.original, vtable))
         {
             Some(found) => found,
             None => {
-                let made: &'static KindWaker = Box::leak(Box::new(KindWaker { kind, vtable }));
+                let made: &'static KindWaker = Box::leak(Box::new(KindWaker {
+                    calls: *vtable,
+                    original: vtable,
+                    kind,
+                }));
                 all.push(made);
                 made
             }
@@ -882,7 +915,7 @@ mod tests {
             std::thread::scope(|s| {
                 s.spawn(|| {
                     let found = KindWaker::of(kind, vtable);
-                    assert!(std::ptr::eq(found.vtable, vtable));
+                    assert!(std::ptr::eq(found.original, vtable));
                     made.store(true, Ordering::Relaxed);
                 });
                 s.spawn(|| {
@@ -891,7 +924,7 @@ mod tests {
                     }
                     let found = KindWaker::of(kind, vtable);
                     assert_eq!(found.kind.task_bytes, 7);
-                    assert!(std::ptr::eq(found.vtable, vtable));
+                    assert!(std::ptr::eq(found.original, vtable));
                 });
             });
             // The same pair is one `KindWaker`; another vtable, another.
@@ -901,7 +934,7 @@ mod tests {
                 KindWaker::of(kind, vtable)
             ));
             assert!(std::ptr::eq(
-                KindWaker::of(kind, other.vtable()).vtable,
+                KindWaker::of(kind, other.vtable()).original,
                 other.vtable()
             ));
         }
