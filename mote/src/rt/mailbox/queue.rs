@@ -132,14 +132,8 @@ fn next_cap<M>(last: &Header) -> u32 {
 
 /// Ready flags kept inside the header, in the 4 bytes that 16-bit `cap` and `taken` leave
 /// free: a first block of [`FIRST_CAP`] zero-sized messages (`million`'s wake-up) is then
-/// 56 bytes, a 64-byte malloc chunk instead of an 80-byte one. Never more than the
-/// smallest block's slots, so that a block's flags always end at or past the header's end
-/// (where the slots start needs no `max`). Under loom, 1.
-#[cfg(not(loom))]
+/// 56 bytes, a 64-byte malloc chunk instead of an 80-byte one.
 const INLINE_READY: usize = 4;
-#[cfg(loom)]
-const INLINE_READY: usize = 1;
-const _: () = assert!(INLINE_READY as u32 <= FIRST_CAP && FIRST_CAP <= SHORT_CAP);
 
 /// The header every block starts with; a ready flag per slot (a byte) from its last field
 /// on (the first [`INLINE_READY`] inside it, the rest right after it), then the `cap` slots
@@ -202,16 +196,14 @@ impl Header {
 
 /// Where a block's ready flags start: the header's last field.
 const READY_OFFSET: usize = mem::offset_of!(Header, ready);
-// No padding after the flags inside the header, so a block's slots never overlap it.
-#[cfg(not(loom))]
-const _: () = assert!(READY_OFFSET + INLINE_READY == mem::size_of::<Header>());
 
-/// Where the slots of a block of `cap` `M`s start: after the flags (which run to the
-/// header's end at least: `cap` is at least [`INLINE_READY`]), aligned for `M`.
+/// Where the slots of a block of `cap` `M`s start: after the flags (and the header, when
+/// fewer than [`INLINE_READY`]), aligned for `M`.
 #[inline(always)]
 fn slots_offset<M>(cap: u32) -> usize {
     let end = READY_OFFSET + cap as usize * mem::size_of::<AtomicU8>();
-    end.next_multiple_of(mem::align_of::<M>())
+    end.max(mem::size_of::<Header>())
+        .next_multiple_of(mem::align_of::<M>())
 }
 
 /// The allocation of a block of `cap` `M`s: header, ready flags, slots.
