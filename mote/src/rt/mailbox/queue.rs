@@ -64,7 +64,7 @@ use std::ptr;
 
 use crate::rt::sync::UnsafeCell;
 use crate::rt::sync::{
-    dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU16, AtomicU64, AtomicU8, Ordering,
+    dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering,
 };
 
 /// Slots in a queue's first block. Small, because most mailboxes hold a handful of messages
@@ -87,11 +87,6 @@ const BLOCK_VALUE_BYTES: usize = 2048;
 
 /// The slots in the largest blocks of a queue of `M`s: a power of two between
 /// [`FIRST_CAP`] and [`MAX_CAP`].
-const _: () = assert!(
-    MAX_CAP <= u16::MAX as u32,
-    "a block's cap and taken are 16-bit"
-);
-
 const fn max_cap<M>() -> u32 {
     let size = mem::size_of::<M>();
     if size == 0 || size * MAX_CAP as usize <= BLOCK_VALUE_BYTES {
@@ -120,24 +115,18 @@ const SHORT_CAP: u32 = 1;
 fn next_cap<M>(last: &Header) -> u32 {
     let max = max_cap::<M>();
     let short = SHORT_CAP.min(max);
-    let doubled = (last.cap() * 2).min(max);
-    if last.taken() == 0 {
+    let doubled = (last.cap * 2).min(max);
+    if last.taken.load(Ordering::Relaxed) == 0 {
         doubled
-    } else if last.cap() < short {
+    } else if last.cap < short {
         doubled.min(short)
     } else {
-        (last.cap() / 2).max(short)
+        (last.cap / 2).max(short)
     }
 }
 
-/// Ready flags kept inside the header, in the 4 bytes that 16-bit `cap` and `taken` leave
-/// free: a first block of [`FIRST_CAP`] zero-sized messages (`million`'s wake-up) is then
-/// 56 bytes, a 64-byte malloc chunk instead of an 80-byte one.
-const INLINE_READY: usize = 4;
-
-/// The header every block starts with; a ready flag per slot (a byte) from its last field
-/// on (the first [`INLINE_READY`] inside it, the rest right after it), then the `cap` slots
-/// of `M`.
+/// The header every block starts with; a ready flag per slot (a byte) follows it, then
+/// the `cap` slots of `M`.
 #[repr(C)]
 pub(crate) struct Header {
     /// The next block, once some producer has linked it.
@@ -152,41 +141,21 @@ pub(crate) struct Header {
     tags: AtomicPtr<UnsafeCell<u64>>,
     /// The first position in the block.
     start: u64,
+    /// The number of slots.
+    cap: u32,
+    /// The slots popped so far: written by the consumer alone, read by a producer deciding
+    /// the size of the next block (see [`next_cap`]).
+    taken: AtomicU32,
     /// Consumer-only, meaningful in the head block: the oldest block not freed yet (null:
     /// this one). Blocks popped past wait here until they are released (see the module).
     oldest: UnsafeCell<*mut Header>,
-    /// The number of slots (at most [`MAX_CAP`]).
-    cap: u16,
-    /// The slots popped so far: written by the consumer alone, read by a producer deciding
-    /// the size of the next block (see [`next_cap`]).
-    taken: AtomicU16,
     /// Under loom: written when the block is freed and read by every producer access, so
     /// that loom reports a producer touching a block the consumer may have freed.
     #[cfg(loom)]
     live: UnsafeCell<()>,
-    /// The ready flags of the first slots; the others follow (must stay the last field).
-    ready: [AtomicU8; INLINE_READY],
 }
 
 impl Header {
-    /// The number of slots.
-    #[inline(always)]
-    fn cap(&self) -> u32 {
-        u32::from(self.cap)
-    }
-
-    /// The slots popped so far (consumer: exact; producer: a hint for [`next_cap`]).
-    #[inline(always)]
-    fn taken(&self) -> u32 {
-        u32::from(self.taken.load(Ordering::Relaxed))
-    }
-
-    /// Consumer only: records `taken` (at most `cap`, so it fits 16 bits).
-    #[inline(always)]
-    fn set_taken(&self, taken: u32) {
-        self.taken.store(taken as u16, Ordering::Relaxed);
-    }
-
     #[inline(always)]
     fn check_live(&self) {
         #[cfg(loom)]
@@ -194,16 +163,17 @@ impl Header {
     }
 }
 
-/// Where a block's ready flags start: the header's last field.
-const READY_OFFSET: usize = mem::offset_of!(Header, ready);
+/// Where a block's ready flags start: right after the header.
+const READY_OFFSET: usize = {
+    let align = mem::align_of::<AtomicU8>();
+    mem::size_of::<Header>().div_ceil(align) * align
+};
 
-/// Where the slots of a block of `cap` `M`s start: after the flags (and the header, when
-/// fewer than [`INLINE_READY`]), aligned for `M`.
+/// Where the slots of a block of `cap` `M`s start: after the flags, aligned for `M`.
 #[inline(always)]
 fn slots_offset<M>(cap: u32) -> usize {
     let end = READY_OFFSET + cap as usize * mem::size_of::<AtomicU8>();
-    end.max(mem::size_of::<Header>())
-        .next_multiple_of(mem::align_of::<M>())
+    end.next_multiple_of(mem::align_of::<M>())
 }
 
 /// The allocation of a block of `cap` `M`s: header, ready flags, slots.
@@ -227,8 +197,7 @@ fn block_layout<M>(cap: u32) -> Layout {
 /// `block` is a live block with more than `index` slots.
 #[inline(always)]
 unsafe fn ready<'a>(block: *mut Header, index: u32) -> &'a AtomicU8 {
-    // SAFETY: the flags start at the header's `ready` field and run on past the header (see
-    // `block_layout`), initialised at allocation; the pointer comes from the block's.
+    // SAFETY: the flags follow the header (see `block_layout`), initialised at allocation.
     unsafe {
         &*block
             .cast::<u8>()
@@ -271,15 +240,13 @@ fn alloc_block<M>(start: u64, cap: u32, prev: *mut Header) -> *mut Header {
             released: AtomicU64::new(0),
             tags: AtomicPtr::new(ptr::null_mut()),
             start,
-            cap: cap as u16,
-            taken: AtomicU16::new(0),
+            cap,
+            taken: AtomicU32::new(0),
             oldest: UnsafeCell::new(ptr::null_mut()),
             #[cfg(loom)]
             live: UnsafeCell::new(()),
-            ready: std::array::from_fn(|_| AtomicU8::new(0)),
         });
-        // The flags past the header's own.
-        for index in INLINE_READY as u32..cap {
+        for index in 0..cap {
             ptr::from_ref(ready(block, index))
                 .cast_mut()
                 .write(AtomicU8::new(0));
@@ -295,7 +262,7 @@ fn alloc_block<M>(start: u64, cap: u32, prev: *mut Header) -> *mut Header {
 unsafe fn free_block<M>(block: *mut Header) {
     // SAFETY: the caller's contract.
     let header = unsafe { &*block };
-    let cap = header.cap();
+    let cap = header.cap;
     let tags = header.tags.load(Ordering::Acquire);
     if !tags.is_null() {
         // SAFETY: allocated by `tag_array` as a boxed slice of `cap` cells.
@@ -365,7 +332,7 @@ impl Queue {
         // freed before this position is ready.
         let header = unsafe { &*block };
         header.check_live();
-        let (start, cap) = (header.start, header.cap());
+        let (start, cap) = (header.start, header.cap);
         let index = (position - start) as u32;
         // SAFETY: this producer alone claimed `position`, so it alone writes its slot.
         unsafe { slot::<M>(block, cap, index).write(value) };
@@ -400,7 +367,7 @@ impl Queue {
             // SAFETY: as in `push`: live while `position` is not ready.
             let header = unsafe { &*block };
             header.check_live();
-            let (start, cap) = (header.start, header.cap());
+            let (start, cap) = (header.start, header.cap);
             let index = (position - start) as u32;
             let here = (cap - index).min(count - done);
             for k in 0..here {
@@ -435,7 +402,7 @@ impl Queue {
         // all) with a tail above our position (see the module docs).
         let mut header = unsafe { &*block };
         header.check_live();
-        let (mut start, mut cap) = (header.start, header.cap());
+        let (mut start, mut cap) = (header.start, header.cap);
         // Behind `hint` (its mover overtook us): walk back. Every block on the way starts
         // after our position, so the consumer cannot have popped past it.
         while position < start {
@@ -443,7 +410,7 @@ impl Queue {
             // SAFETY: as above; the first block starts at 0, so `prev` is not null here.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = (header.start, header.cap());
+            (start, cap) = (header.start, header.cap);
         }
         if position - start < u64::from(cap) {
             return block;
@@ -458,7 +425,7 @@ impl Queue {
             // SAFETY: after `hint`'s block, so live while our position is not ready.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = (header.start, header.cap());
+            (start, cap) = (header.start, header.cap);
         }
         // Move `hint` to our block, so that the next pushes find theirs at once.
         // SAFETY: the blocks from the old `hint` to ours are live (see above).
@@ -531,7 +498,7 @@ impl Queue {
             return;
         }
         // SAFETY: the head block is live (see `pop`).
-        if unsafe { &*block }.cap() > SHORT_CAP.min(max_cap::<M>()) {
+        if unsafe { &*block }.cap > SHORT_CAP.min(max_cap::<M>()) {
             // SAFETY: the caller's contract; `block` is the head block.
             unsafe { self.shrink_head::<M>(block) };
         }
@@ -546,9 +513,9 @@ impl Queue {
     unsafe fn shrink_head<M>(&self, block: *mut Header) {
         // SAFETY: the head block is live.
         let header = unsafe { &*block };
-        let taken = header.taken();
-        let end = header.start + u64::from(header.cap());
-        if taken < header.cap() {
+        let taken = header.taken.load(Ordering::Relaxed);
+        let end = header.start + u64::from(header.cap);
+        if taken < header.cap {
             // Skip the unused positions, only if no producer has claimed the next one
             // (then its message is on the way: not idle). SeqCst like every claim.
             let position = header.start + u64::from(taken);
@@ -561,7 +528,7 @@ impl Queue {
             }
             // Consumer-only counter: the skipped positions count as popped (never read:
             // no producer claimed them, so none writes them).
-            header.set_taken(header.cap());
+            header.taken.store(header.cap, Ordering::Relaxed);
         }
         if !header.next.load(Ordering::Acquire).is_null() {
             // A producer linked the next block (it claimed `end`): the next pop moves on
@@ -607,8 +574,8 @@ impl Queue {
         }
         // SAFETY: the head block is live: only this consumer frees blocks, never the head.
         let mut header = unsafe { &*block };
-        let mut cap = header.cap();
-        let mut taken = header.taken();
+        let mut cap = header.cap;
+        let mut taken = header.taken.load(Ordering::Relaxed);
         if taken == cap {
             let next = header.next.load(Ordering::Acquire);
             if next.is_null() {
@@ -619,7 +586,7 @@ impl Queue {
             block = next;
             // SAFETY: as above.
             header = unsafe { &*block };
-            cap = header.cap();
+            cap = header.cap;
             taken = 0;
         }
         // SAFETY: `taken` is below the cap.
@@ -637,7 +604,7 @@ impl Queue {
             // ready flag.
             unsafe { (*tags.add(taken as usize)).with(|t| *t) }
         };
-        header.set_taken(taken + 1);
+        header.taken.store(taken + 1, Ordering::Relaxed);
         // Blocks popped past wait for their release; try again now that the head moved,
         // so that a receiver that keeps up holds one block, not two or three.
         // SAFETY: consumer-only field of the head block.
@@ -708,7 +675,7 @@ impl Queue {
         }
         // SAFETY: the head block is live (see `pop`).
         let header = unsafe { &*block };
-        header.start + u64::from(header.taken())
+        header.start + u64::from(header.taken.load(Ordering::Relaxed))
     }
 
     /// True when nothing has been pushed since the consumer's last pop: a push that is half
@@ -794,7 +761,7 @@ impl Queue {
 #[cold]
 fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
     let fresh = alloc_block::<M>(
-        header.start + u64::from(header.cap()),
+        header.start + u64::from(header.cap),
         next_cap::<M>(header),
         block,
     );
@@ -823,7 +790,7 @@ unsafe fn append_spare(mut block: *mut Header, fresh: *mut Header) {
         header.check_live();
         // SAFETY: unpublished: ours alone; the CAS below publishes the new place.
         unsafe {
-            (*fresh).start = header.start + u64::from(header.cap());
+            (*fresh).start = header.start + u64::from(header.cap);
             (*fresh).prev = block;
         }
         match header.next.compare_exchange(
@@ -845,9 +812,8 @@ unsafe fn append_spare(mut block: *mut Header, fresh: *mut Header) {
 unsafe fn free_unpublished<M>(block: *mut Header) {
     // SAFETY: the caller's contract: ours alone, nothing written in it.
     unsafe {
-        let cap = (*block).cap();
-        // The flags past the header's own (those are dropped with it).
-        for index in INLINE_READY as u32..cap {
+        let cap = (*block).cap;
+        for index in 0..cap {
             ptr::drop_in_place(ptr::from_ref(ready(block, index)).cast_mut());
         }
         ptr::drop_in_place(block);
@@ -888,10 +854,6 @@ mod tests {
         // The queue lives in every process-table slot; the header is paid per block.
         assert_eq!(mem::size_of::<Queue>(), 24);
         assert_eq!(mem::size_of::<Header>(), 56);
-        // A first block of zero-sized messages (`million`'s wake-up) is the header alone,
-        // its flags inside: malloc's 64-byte chunk, not the 80-byte one of 64 bytes.
-        assert_eq!(block_layout::<()>(FIRST_CAP).size(), 56);
-        assert_eq!(block_layout::<u64>(FIRST_CAP).size(), 56 + 4 * 8);
         // A full block of `u64`s: about 9.2 bytes per message.
         assert_eq!(
             block_layout::<u64>(max_cap::<u64>()).size(),
@@ -906,7 +868,7 @@ mod tests {
         while !block.is_null() {
             // SAFETY: single-threaded; the blocks from the head on are live.
             let header = unsafe { &*block };
-            caps.push(header.cap());
+            caps.push(header.cap);
             block = header.next.load(Ordering::Acquire);
         }
         caps
@@ -952,7 +914,7 @@ mod tests {
         while !block.is_null() {
             // SAFETY: as above.
             let header = unsafe { &*block };
-            bytes += block_layout::<M>(header.cap()).size();
+            bytes += block_layout::<M>(header.cap).size();
             block = header.next.load(Ordering::Acquire);
         }
         bytes
@@ -1012,7 +974,7 @@ mod tests {
             let block = queue.find_block::<u64>(300);
             let header = &*block;
             let index = (300 - header.start) as u32;
-            slot::<u64>(block, header.cap(), index).write(300);
+            slot::<u64>(block, header.cap, index).write(300);
             ready(block, index).store(1, Ordering::Release);
             assert_eq!(queue.pop::<u64>(), Some((0, 300)));
             queue.shrink_idle::<u64>();
