@@ -188,7 +188,10 @@ fn loom_a_stale_send_never_reaches_the_next_incarnation() {
         sender.join().unwrap();
         // SAFETY: this thread is incarnation 1's consumer; its messages are `Counted`.
         let stale = unsafe { slot.pop::<Counted>() };
-        assert!(stale.is_none(), "incarnation 0's message in incarnation 1's mailbox");
+        assert!(
+            stale.is_none(),
+            "incarnation 0's message in incarnation 1's mailbox"
+        );
         assert_eq!(drops.load(Ordering::SeqCst), 1, "the message dropped once");
         slot.begin_exit();
         slot.release_own_reference();
