@@ -112,3 +112,80 @@ fn a_run_ends_the_processes_it_leaves_and_only_those() {
     assert_eq!(outside_drops.load(Ordering::SeqCst), 0);
     mote::exit(orphan, ExitReason::Kill);
 }
+
+/// Counts the processes dropped before they finished (ended from outside).
+struct Unfinished {
+    finished: bool,
+    ended_early: Arc<AtomicUsize>,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.ended_early.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A run that ends while another run spawns must not end the new processes. A spawn reuses
+/// a slot that may last have held a process of the ending run; if the new process were
+/// published alive before its own run group was recorded, the ending run's sweep could read
+/// the old group beside the new process's id and end it with `shutdown`.
+#[test]
+fn a_run_ending_beside_spawns_ends_none_of_the_spawned() {
+    const ROUNDS: usize = 3000;
+    const PER_ROUND: usize = 500;
+    const ENDER_PROCESSES: usize = 5_000;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Short runs, one after another, each leaving its processes to the sweep at its end.
+    let ender = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let mut runs = 0;
+            while !stop.load(Ordering::SeqCst) {
+                mote::run(|_root: Process<()>| async move {
+                    for _ in 0..ENDER_PROCESSES {
+                        mote::spawn(|mut p: Process<u8>| async move {
+                            p.recv().await;
+                        });
+                    }
+                })
+                .unwrap();
+                runs += 1;
+            }
+            runs
+        }
+    });
+    let ended_early = Arc::new(AtomicUsize::new(0));
+    let early = ended_early.clone();
+    mote::run(move |_main: Process<()>| async move {
+        for _ in 0..ROUNDS {
+            let pids: Vec<Pid<u8>> = (0..PER_ROUND)
+                .map(|_| {
+                    let guard = Unfinished {
+                        finished: false,
+                        ended_early: early.clone(),
+                    };
+                    mote::spawn(move |mut p: Process<u8>| async move {
+                        let mut guard = guard;
+                        p.recv().await;
+                        guard.finished = true;
+                    })
+                })
+                .collect();
+            for pid in &pids {
+                pid.send(0);
+            }
+            mote::yield_now().await;
+        }
+    })
+    .unwrap();
+    stop.store(true, Ordering::SeqCst);
+    let runs = ender.join().unwrap();
+    assert!(runs > 0);
+    assert_eq!(
+        ended_early.load(Ordering::SeqCst),
+        0,
+        "processes of a live run ended by another run's end ({runs} runs ended beside)"
+    );
+}

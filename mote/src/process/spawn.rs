@@ -288,10 +288,10 @@ impl SpawnOptions {
         let task = Runner::new(slot, f(Process::new(slot)));
         let (runnable, handle) = async_task::spawn(task, WithInfo(schedule_process));
         handle.detach();
+        let run_group = self.run_group.unwrap_or_else(current::run_group);
         // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
         // mailbox type of the `Process<M>` the task owns.
-        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND) };
-        slot.set_run_group(self.run_group.unwrap_or_else(current::run_group));
+        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND, run_group) };
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         metrics::count_spawn();
         let id = slot.id();

@@ -36,7 +36,9 @@ fn end_group(group: u32, root: ProcessId) -> usize {
     let mut alive = 0;
     for slot in TABLE.slots() {
         // The id first, then the group: if the slot is recycled in between, the id is
-        // stale and `terminate` finds no process.
+        // stale and `terminate` finds no process. A new incarnation's group is written
+        // before its id is published (`Slot::occupy`), so a live id is never read beside
+        // the group of the slot's previous process.
         let Some(id) = slot.live_id() else { continue };
         if slot.run_group() != group {
             continue;

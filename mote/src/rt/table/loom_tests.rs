@@ -58,7 +58,7 @@ fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
     // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND) };
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, 0) };
     (slot, flag)
 }
 
@@ -131,7 +131,7 @@ fn loom_send_racing_exit_recycles_once() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -164,7 +164,7 @@ fn loom_a_stale_send_never_reaches_the_next_incarnation() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &COUNTED_KIND) };
+        unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -183,7 +183,7 @@ fn loom_a_stale_send_never_reaches_the_next_incarnation() {
         assert_eq!(slot.serial(), 1, "recycled once");
         // Incarnation 1, occupied while the stale sender may still be trying.
         // SAFETY: recycled (free), and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         assert!(slot.is_alive(1) && !slot.is_alive(0));
         sender.join().unwrap();
         // SAFETY: this thread is incarnation 1's consumer; its messages are `Counted`.
@@ -213,7 +213,7 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {

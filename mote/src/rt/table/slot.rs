@@ -89,7 +89,8 @@ pub(crate) struct Slot {
     /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
-    /// The run group of the incarnation, set at spawn (see [`Slot::run_group`]); while the
+    /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
+    /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
     /// first slot + 1 (0 = none), see [`Slot::next_chain`].
     ///
@@ -215,11 +216,6 @@ impl Slot {
         }
     }
 
-    /// Records the incarnation's run group. Set at spawn, before the process is published.
-    pub(crate) fn set_run_group(&self, run_group: u32) {
-        self.run_group.store(run_group, Ordering::Relaxed);
-    }
-
     /// While the slot is free and heads a chain of the table's shared free list: the link
     /// to the next chain. A free slot belongs to no run group, so it lends this word.
     pub(super) fn next_chain(&self) -> &AtomicU32 {
@@ -271,13 +267,13 @@ impl Slot {
         self.state.load(Ordering::Acquire) & (PARKED | FOREIGN) != 0
     }
 
-    /// Makes the slot hold a new process. The slot is free: nobody else can reach this
-    /// incarnation until `ALIVE` is published.
+    /// Makes the slot hold a new process of `run_group`. The slot is free: nobody else can
+    /// reach this incarnation until `ALIVE` is published.
     ///
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind) {
+    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
         // The slot keeps the waker's data pointer and, through the kind, its vtable: the
         // reference the waker holds passes to the slot (dropped in `drop_waker`).
         let waker = ManuallyDrop::new(waker);
@@ -301,6 +297,10 @@ impl Slot {
         self.received.store(0, Ordering::Relaxed);
         self.polls.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
+        // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
+        // never see this process beside the group of the slot's last incarnation (it would
+        // end it with `shutdown` if that run is the one ending).
+        self.run_group.store(run_group, Ordering::Relaxed);
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
@@ -878,7 +878,7 @@ mod tests {
         let (a, b) = (Arc::new(A), Arc::new(B));
         let slot = Slot::new();
         // SAFETY: a fresh slot, no messages.
-        unsafe { slot.occupy(Waker::from(Arc::clone(&a)), &KIND) };
+        unsafe { slot.occupy(Waker::from(Arc::clone(&a)), &KIND, 0) };
         assert_eq!(
             Arc::strong_count(&a),
             2,
@@ -896,7 +896,7 @@ mod tests {
         // The same kind, another vtable: as a slot reused by a task whose waker's vtable
         // is another copy of the same constant.
         // SAFETY: the incarnation above is over (nothing else uses the slot).
-        unsafe { slot.occupy(Waker::from(Arc::clone(&b)), &KIND) };
+        unsafe { slot.occupy(Waker::from(Arc::clone(&b)), &KIND, 0) };
         assert_eq!(
             Arc::strong_count(&a),
             1,
