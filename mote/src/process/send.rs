@@ -100,7 +100,7 @@ impl<M: Send + 'static> Pid<M> {
 
     /// Queues `message`, or gives it back if the process is not alive; with `GATHER`, a
     /// process's poll may leave it in its thread's outbox for now (see `rt::outbox`).
-    #[inline(always)]
+    #[inline]
     fn deliver<const GATHER: bool>(&self, message: M, tag: u64) -> Result<bool, M> {
         // SAFETY: `message` is initialised; taken, it is forgotten, else given back.
         match unsafe { self.deliver_from::<GATHER>(&raw const message, tag) } {

@@ -339,7 +339,7 @@ impl Queue {
     /// # Safety
     /// As for [`Queue::push`]; `value` points at an initialised `M`, which the caller gives
     /// up (it must not use or drop it afterwards).
-    #[inline(always)]
+    #[inline]
     pub(crate) unsafe fn push_from<M>(&self, tag: u64, value: *const M) {
         let position = self.tail.fetch_add(1, Ordering::SeqCst);
         // SAFETY: the caller's contract.
