@@ -172,14 +172,35 @@ async fn dispatch<S: Server>(
 
 /// Polls `future`, turning a panic (or `Process::exit`) into the reason it ends the
 /// process with.
-async fn catching<F: Future>(future: F) -> Result<F::Output, ExitReason> {
-    let mut future = std::pin::pin!(future);
-    std::future::poll_fn(move |cx| {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+///
+/// A future of its own rather than an `async fn` around a `poll_fn`: that moved the
+/// callback's future twice (into the `async fn`'s state, then into its pinned local)
+/// before its first poll, on every message; built in place, it is moved at most once.
+fn catching<F: Future>(future: F) -> Catching<F> {
+    Catching { future }
+}
+
+pin_project_lite::pin_project! {
+    /// The future [`catching`] returns.
+    struct Catching<F> {
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for Catching<F> {
+    type Output = Result<F::Output, ExitReason>;
+
+    #[inline]
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Self::Output> {
+        let future = self.project().future;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(payload) => Poll::Ready(Err(crate::rt::runner::reason_of(payload))),
         }
-    })
-    .await
+    }
 }
