@@ -36,6 +36,14 @@ where
     Fut: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
+    // Measurement only: `MOTE_BENCH_WORKERS=N` runs mote with N scheduler threads instead of
+    // one per core (to tell what the second thread costs a sequential exchange).
+    if let Some(n) = std::env::var("MOTE_BENCH_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let _ = mote::Builder::new().worker_threads(n).install();
+    }
     mote::run(main)
         .map_err(|reason| anyhow::anyhow!("mote main process ended abnormally: {reason}"))?
 }

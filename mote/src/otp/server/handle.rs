@@ -242,6 +242,7 @@ impl<S: Server> ServerRef<S> {
     /// `ServerRef::named_on`, or one that arrived in a message) speaks the `gen_server`
     /// protocol through the distribution layer, with the same errors; its node lost or
     /// unreachable is `Exit(`[`ExitReason::NoConnection`]`)`.
+    #[inline]
     pub fn call(
         &self,
         request: S::Call,

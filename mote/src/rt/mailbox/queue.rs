@@ -323,8 +323,24 @@ impl Queue {
     ///
     /// # Safety
     /// Every message in this queue is an `M`.
+    // The runtime sends through `push_from` (`Slot::send_from`); the tests push values.
+    #[cfg(test)]
     #[inline]
     pub(crate) unsafe fn push<M>(&self, tag: u64, value: M) {
+        // SAFETY: the caller's contract; `value`, moved into the queue, is forgotten.
+        unsafe { self.push_from::<M>(tag, &raw const value) };
+        mem::forget(value);
+    }
+
+    /// [`Queue::push`] of the `M` at `value`, moved out of it: read only once its position's
+    /// cell is found, so that a sender's message goes from where it lies straight into the
+    /// cell (see `Slot::send_from`).
+    ///
+    /// # Safety
+    /// As for [`Queue::push`]; `value` points at an initialised `M`, which the caller gives
+    /// up (it must not use or drop it afterwards).
+    #[inline]
+    pub(crate) unsafe fn push_from<M>(&self, tag: u64, value: *const M) {
         let position = self.tail.fetch_add(1, Ordering::SeqCst);
         // SAFETY: the caller's contract.
         let block = unsafe { self.find_block::<M>(position) };
@@ -335,7 +351,7 @@ impl Queue {
         let (start, cap) = (header.start, header.cap);
         let index = (position - start) as u32;
         // SAFETY: this producer alone claimed `position`, so it alone writes its slot.
-        unsafe { slot::<M>(block, cap, index).write(value) };
+        unsafe { ptr::copy_nonoverlapping(value, slot::<M>(block, cap, index), 1) };
         if tag != 0 {
             let tags = tag_array(header, cap);
             // SAFETY: as above: this position's cell is ours to write.
