@@ -76,13 +76,7 @@ impl<M: Send + 'static> Pid<M> {
         };
         let message = if outbox::is_target(slot) {
             match outbox::gather(slot, id.serial(), message) {
-                None => {
-                    // Counted as a send: a poll whose sends are gathered must still let
-                    // recycling go forward (the gathered message touches no slot or block
-                    // until its batch is queued, which takes its own reference).
-                    current::repin_after_send();
-                    return;
-                }
+                None => return,
                 Some(message) => message,
             }
         } else {

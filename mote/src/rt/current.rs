@@ -149,6 +149,14 @@ pub(crate) fn repin_after_send() {
     count_towards_repin(1);
 }
 
+/// [`repin_after_send`] for a batch of `sends` gathered sends just queued together (see
+/// `rt::outbox`): a poll whose sends all go to one receiver that never waits gathers every
+/// one of them, and must still move its guard forward.
+#[inline]
+pub(crate) fn repin_after_sends(sends: u32) {
+    count_towards_repin(sends);
+}
+
 #[inline]
 fn count_towards_repin(weight: u32) {
     const DUE: u32 = REPIN_EVERY * SENDS_PER_REPIN;

@@ -175,6 +175,11 @@ pub(crate) fn gather<M: Send + 'static>(slot: &'static Slot, serial: u32, messag
     o.len.set(len as u32 + 1);
     if len + 1 == batch_cap::<M>() {
         o.flush_now();
+        // Counted as the sends they are, once a batch (per message cost `fanin` 10%):
+        // without it, a poll sending only to one receiver that never waits never moved
+        // its epoch guard, and held back the recycling of every process ended meanwhile.
+        // Here, inside the target's send, no other slot is held.
+        current::repin_after_sends(len as u32 + 1);
     }
     None
 }
