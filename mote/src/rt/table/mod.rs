@@ -150,8 +150,8 @@ impl Table {
         let layout = Layout::array::<Slot>(BASE << page).expect("page size fits in memory");
         // SAFETY: the layout has a nonzero size. An all-zero `Slot` is a valid free slot:
         // atomics at 0, null queue pointers (initialised before first use), `None` options
-        // (`Option<fn>` and `Option<Box<_>>` are guaranteed to use the null niche), a
-        // null waker data pointer (no waker until the first occupation), and parking_lot's unlocked raw mutex state, which
+        // (`Option<fn>` and `Option<Box<_>>` are guaranteed to use the null niche), an
+        // uninitialised `MaybeUninit` waker, and parking_lot's unlocked raw mutex state, which
         // is 0 (asserted by the `zeroed_mutex_is_unlocked` test).
         let base = unsafe { alloc::alloc_zeroed(layout) }.cast::<Slot>();
         if base.is_null() {
@@ -355,12 +355,10 @@ mod tests {
 
     #[test]
     fn a_slot_stays_small() {
-        // Every live process pays for one slot; docs/design.md quotes this size. (72 since
-        // the serial is in the state word, the receive budget in a thread-local and the
-        // introspection counters 6 bytes; 80 since the slot keeps its waker's data pointer
-        // alone, its vtable in the kind; 88 before, and 96 before it kept neither its index
-        // nor its task's size. 1 byte of it is padding.)
-        assert_eq!(std::mem::size_of::<Slot>(), 72);
+        // Every live process pays for one slot; docs/design.md quotes this size. (88 since
+        // the slot keeps neither its index nor its task's size; 96 before. 1 byte of it is
+        // padding.)
+        assert_eq!(std::mem::size_of::<Slot>(), 88);
     }
 
     #[test]

@@ -12,18 +12,12 @@
 //! # The state word
 //!
 //! ```text
-//!  63          32 31              6    5      4       3       2      1       0
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
-//! |    serial    |   references    |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
+//!  63                         6    5      4       3       2      1       0
+//! +----------------------------+-------+------+-------+------+-------+-------+
+//! |         references         |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
+//! +----------------------------+-------+------+-------+------+-------+-------+
 //! ```
 //!
-//! * The *serial* of the incarnation the slot holds (or held last, or will hold next):
-//!   it changes only while the slot is free. Kept in the state word, not a field of its
-//!   own, so that the slot is 4 bytes smaller (a million processes: 4 MB) and a sender's
-//!   liveness check (`ALIVE` and the serial) is one load. The references below it have 26
-//!   bits: each is held by one thread for one push (or is the process's own), so their
-//!   count stays far below 2^26, and never carries into the serial.
 //! * A sender outside any process takes a *reference* (`fetch_add`) before pushing and gives
 //!   it back after. While any reference is held the slot cannot be recycled, so the push, and
 //!   the wake that may follow, touch live memory. The process holds one reference for its
@@ -36,9 +30,9 @@
 //! * `DYING` is set when the process ends; whoever drops the last reference afterwards
 //!   claims it (clears it) and recycles the slot, dropping messages still queued.
 
-use std::mem::{self, ManuallyDrop};
+use std::mem::{self, MaybeUninit};
 use std::ptr;
-use std::task::{RawWakerVTable, Waker};
+use std::task::Waker;
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -48,7 +42,7 @@ use parking_lot::RawMutex;
 
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
-use crate::rt::sync::{AtomicPtr, AtomicU16, AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use crate::rt::sync::{AtomicPtr, AtomicU32, AtomicU64, Ordering, UnsafeCell};
 use crate::values::pid::ProcessId;
 
 const ALIVE: u64 = 1 << 0;
@@ -62,33 +56,17 @@ const BOUNDED: u64 = 1 << 5;
 /// back. Monitor references (the other nonzero tags) never reach this value.
 pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 const REF: u64 = 1 << 6;
-const SERIAL_SHIFT: u32 = 32;
-/// One more serial: added when the slot is recycled (wrapping, as a `u32` serial would).
-const SERIAL_ONE: u64 = 1 << SERIAL_SHIFT;
-const SERIAL_MASK: u64 = !(SERIAL_ONE - 1);
-const REFS_MASK: u64 = !(REF - 1) & !SERIAL_MASK;
+const REFS_MASK: u64 = !(REF - 1);
+const POLL_ONE: u64 = 1 << 40;
 
 /// How many messages one poll of a process may receive before it yields the thread.
 const BUDGET: u16 = 512;
 
-/// Whether `state` (a slot's state word) holds the incarnation `serial`, alive.
-#[inline(always)]
-fn is_alive_in(state: u64, serial: u32) -> bool {
-    // One compare: ALIVE set and the serial equal, whatever the flags and references.
-    state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
-}
-
-std::thread_local! {
-    /// The slot whose process this thread is polling, and the receives left to its poll
-    /// (set by [`Slot::begin_poll`], taken by [`Slot::take_budget`]).
-    static POLL_BUDGET: std::cell::Cell<(*const Slot, u16)> =
-        const { std::cell::Cell::new((ptr::null(), 0)) };
-}
-
 pub(crate) struct Slot {
-    /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
+    /// The serial of the current incarnation; changes only while the slot is free.
+    serial: AtomicU32,
     /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
     /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
@@ -101,28 +79,24 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
-    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. Each receive counts at once, which costs what
-    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
-    /// where a 64-bit word packed both: the slot is 72 bytes, not 80. (The receive budget
-    /// of a poll is not here but in a thread-local, see [`Slot::take_budget`].)
-    received: AtomicU32,
-    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
-    polls: AtomicU16,
-    /// The data pointer of the task's waker, whose vtable is `kind`'s (see [`KindWaker`]):
-    /// a `Waker` here took 16 bytes, and every task of one kind has the same vtable, so the
-    /// slot keeps 8 (88 -> 80 bytes per process). Owned: it holds the waker's reference to
-    /// the task, from the slot's first occupation on (`kind` is non-null from then on).
-    /// A dead incarnation's waker stays until the slot is occupied again: dropping it frees
-    /// the task's allocation, and the spawn that reuses the slot does that on its own
-    /// thread, where the allocator takes the memory back (and hands it to the new task)
-    /// without the cross-thread free that made a million spawns 12% slower.
-    waker: UnsafeCell<*const ()>,
-    /// The incarnation's [`KindWaker`]: how to drop its queued messages (it knows the
-    /// message type, see [`drain`]), its task's size and its waker's vtable. Null until the
-    /// slot is first occupied; written only while no other thread can reach the incarnation
-    /// (as the waker, and before it), read by introspection at any time (hence atomic).
-    kind: AtomicPtr<KindWaker>,
+    /// Owner-only: receives left in this poll (at most [`BUDGET`]: 2 bytes, so that the
+    /// slot fits 88 bytes).
+    budget: UnsafeCell<u16>,
+    /// Messages received and polls, for introspection (written by the owner, read by all;
+    /// each receive counts at once, which costs what counting it in a field of its own
+    /// for the end of the poll did).
+    work: AtomicU64,
+    /// The task's waker: initialised from the slot's first occupation on (`kind` is
+    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
+    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
+    /// does that on its own thread, where the allocator takes the memory back (and hands it
+    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
+    waker: UnsafeCell<MaybeUninit<Waker>>,
+    /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
+    /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
+    /// written only while no other thread can reach the incarnation (as the waker), read
+    /// by introspection at any time (hence atomic).
+    kind: AtomicPtr<Kind>,
     /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
     /// by `extras_lock` (see [`Slot::lock_extras`]).
     extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
@@ -133,7 +107,8 @@ pub(crate) struct Slot {
     extras_lock: RawMutex,
 }
 
-// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is written while no other thread can reach the slot's incarnation
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
+// owner-only, `waker` is written while no other thread can reach the slot's incarnation
 // (before ALIVE is published, after the last reference is gone) and only read in between.
 unsafe impl Sync for Slot {}
 // SAFETY: as above; the slot owns nothing thread-bound.
@@ -143,13 +118,10 @@ unsafe impl Send for Slot {}
 /// last incarnation.
 impl Drop for Slot {
     fn drop(&mut self) {
-        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
-        if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
+        if !self.kind.load(Ordering::Acquire).is_null() {
             self.waker.with_mut(|w| {
-                // SAFETY: `&mut self`: nobody else can reach the slot; since the first
-                // occupation `w` holds a waker of `kind`'s vtable, owned by the slot, and
-                // this drops it, once (the slot is gone after this).
-                drop(unsafe { Waker::new(*w, &kind.calls) });
+                // SAFETY: as above; initialised since the first occupation (see the field).
+                unsafe { (*w).assume_init_drop() };
             });
         }
     }
@@ -161,11 +133,12 @@ impl Slot {
         Slot {
             state: AtomicU64::new(0),
             queue: Queue::new(),
+            serial: AtomicU32::new(0),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            received: AtomicU32::new(0),
-            polls: AtomicU16::new(0),
-            waker: UnsafeCell::new(ptr::null()),
+            budget: UnsafeCell::new(0),
+            work: AtomicU64::new(0),
+            waker: UnsafeCell::new(MaybeUninit::uninit()),
             kind: AtomicPtr::new(std::ptr::null_mut()),
             extras: std::cell::UnsafeCell::new(None),
             extras_lock: RawMutex::INIT,
@@ -175,7 +148,7 @@ impl Slot {
     /// The serial of the incarnation the slot holds (or held last, or will hold next).
     #[inline]
     pub(crate) fn serial(&self) -> u32 {
-        (self.state.load(Ordering::Relaxed) >> SERIAL_SHIFT) as u32
+        self.serial.load(Ordering::Relaxed)
     }
 
     /// This slot's index in the process table (0 for a slot the tests build outside it).
@@ -197,7 +170,8 @@ impl Slot {
     /// Whether the incarnation `serial` is alive here.
     #[inline]
     pub(crate) fn is_alive(&self, serial: u32) -> bool {
-        is_alive_in(self.state.load(Ordering::Acquire), serial)
+        let state = self.state.load(Ordering::Acquire);
+        state & ALIVE != 0 && self.serial() == serial
     }
 
     /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
@@ -227,7 +201,7 @@ impl Slot {
     pub(crate) fn task_bytes(&self) -> usize {
         let kind = self.kind.load(Ordering::Acquire);
         // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
-        unsafe { kind.as_ref() }.map_or(0, |kind| kind.kind.task_bytes)
+        unsafe { kind.as_ref() }.map_or(0, |kind| kind.task_bytes)
     }
 
     /// The `mote::run` whose processes this incarnation belongs to (inherited from its
@@ -274,33 +248,30 @@ impl Slot {
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
     pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
-        // The slot keeps the waker's data pointer and, through the kind, its vtable: the
-        // reference the waker holds passes to the slot (dropped in `drop_waker`).
-        let waker = ManuallyDrop::new(waker);
-        let kind = KindWaker::of(kind, waker.vtable());
         // Published with the state's Release below, as the waker is.
-        let last = self
+        let reused = !self
             .kind
-            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed);
+            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed)
+            .is_null();
         self.waker.with_mut(|w| {
-            // SAFETY: a non-null kind is a `&'static KindWaker`, the one of the waker `w`
-            // holds: the slot was occupied before, and that kind and waker were written
-            // together there, so this pairs them as they were.
-            if let Some(last) = unsafe { last.as_ref() } {
-                // SAFETY: the slot is free (the contract): nobody else reads `w`; the slot
-                // owned that waker, and this drops it once, before `w` is overwritten.
-                drop(unsafe { Waker::new(*w, &last.calls) });
+            if reused {
+                // SAFETY: as above; a slot occupied before holds its last incarnation's
+                // waker (see the field).
+                unsafe { (*w).assume_init_drop() };
             }
             // SAFETY: as above.
-            unsafe { *w = waker.data() };
+            unsafe { (*w).write(waker) };
         });
-        self.received.store(0, Ordering::Relaxed);
-        self.polls.store(0, Ordering::Relaxed);
+        self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
         // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
         // never see this process beside the group of the slot's last incarnation (it would
         // end it with `shutdown` if that run is the one ending).
         self.run_group.store(run_group, Ordering::Relaxed);
+        self.budget.with_mut(|b| {
+            // SAFETY: the slot is free; the owner-to-be has not started.
+            unsafe { *b = 0 };
+        });
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
@@ -363,7 +334,8 @@ impl Slot {
         pinned: bool,
     ) -> Option<Sent> {
         if pinned {
-            if !is_alive_in(self.state.load(Ordering::Acquire), serial) {
+            let state = self.state.load(Ordering::Acquire);
+            if state & ALIVE == 0 || self.serial() != serial {
                 return None;
             }
             // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
@@ -371,7 +343,8 @@ impl Slot {
             unsafe { self.queue.push_from::<M>(tag, value) };
             return Some(self.notify());
         }
-        if !is_alive_in(self.state.fetch_add(REF, Ordering::Acquire), serial) {
+        let state = self.state.fetch_add(REF, Ordering::Acquire);
+        if state & ALIVE == 0 || self.serial() != serial {
             self.release(REF);
             return None;
         }
@@ -427,18 +400,11 @@ impl Slot {
         }
     }
 
-    /// Whether `waker` wakes this process's task (owner-only): `Waker::will_wake` against
-    /// the waker `occupy` took (its data pointer and async-task's own vtable, not the
-    /// kind's copy of it).
-    ///
-    /// Inlined: every park asks (out of line, `pingpong` and `call` were 2% slower).
-    #[inline]
+    /// Whether `waker` wakes this process's task (owner-only).
     pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
-        let kind = self.kind.load(Ordering::Relaxed);
         self.waker.with(|w| {
-            // SAFETY: the owner is running, so the slot is occupied: `kind` is the
-            // `&'static KindWaker` written with the waker `w` holds (see `occupy`).
-            unsafe { waker.data() == *w && ptr::eq(waker.vtable(), (*kind).original) }
+            // SAFETY: the owner is running, so the slot is occupied and the waker initialised.
+            unsafe { (*w).assume_init_ref().will_wake(waker) }
         })
     }
 
@@ -447,29 +413,11 @@ impl Slot {
     /// Callers hold a reference, or the extras lock while `ALIVE` is set: either keeps the
     /// waker initialised.
     pub(crate) fn wake_task(&self) {
-        // SAFETY: the slot is occupied and a reference or the extras lock (with ALIVE
-        // observed) is held (the callers' contract): its waker stays in place meanwhile.
-        unsafe { self.with_waker(Waker::wake_by_ref) }
-    }
-
-    /// Lends the slot's waker, rebuilt from its data pointer and its kind's vtable.
-    ///
-    /// # Safety
-    /// The slot is occupied, and stays so (its waker is not dropped or replaced) until `f`
-    /// returns.
-    #[inline]
-    unsafe fn with_waker<R>(&self, f: impl FnOnce(&Waker) -> R) -> R {
-        // Relaxed: the kind was written before the waker and published with it (the
-        // callers saw ALIVE, or the owner runs after `occupy`).
-        let kind = self.kind.load(Ordering::Relaxed);
         self.waker.with(|w| {
-            // SAFETY: occupied (the contract): `kind` is the `&'static KindWaker` written
-            // with the waker `w` holds, and its `calls` are that waker's vtable's functions,
-            // so the pair acts as the waker `occupy` took apart. The `ManuallyDrop` keeps
-            // this borrowed copy from dropping the slot's reference.
-            let waker = ManuallyDrop::new(unsafe { Waker::new(*w, &(*kind).calls) });
-            f(&waker)
-        })
+            // SAFETY: initialised while the slot is occupied and a reference or the extras
+            // lock (with ALIVE observed) is held (the callers' contract).
+            unsafe { (*w).assume_init_ref().wake_by_ref() }
+        });
     }
 
     /// Drops `amount` of references. Recycles the slot if this was the last reference of a
@@ -502,11 +450,10 @@ impl Slot {
         // SAFETY: we won DYING: the incarnation is over, no reference is held, and nobody
         // else can touch its mailbox, kind or waker.
         unsafe { self.vacate() };
-        // Keep only the transient references of stale senders (and the serial); they will
-        // fail the ALIVE check and release without side effects. Then the next serial.
-        self.state
-            .fetch_and(REFS_MASK | SERIAL_MASK, Ordering::AcqRel);
-        self.state.fetch_add(SERIAL_ONE, Ordering::Release);
+        // Keep only the transient references of stale senders; they will fail the ALIVE
+        // check and release without side effects.
+        self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
+        self.serial.fetch_add(1, Ordering::Release);
         #[cfg(not(loom))]
         crate::rt::table::TABLE.recycle(self);
     }
@@ -519,12 +466,12 @@ impl Slot {
     /// # Safety
     /// The slot is occupied, and no sender or receiver is active.
     pub(crate) unsafe fn vacate(&self) {
-        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
+        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
         if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: exclusive access (the caller's contract); `drain` matches the queued
             // messages' type.
             crate::rt::mailbox::leftovers::as_leftovers(|| unsafe {
-                (kind.kind.drain)(self, Drain::Final)
+                (kind.drain)(self, Drain::Final)
             });
         }
     }
@@ -538,11 +485,11 @@ impl Slot {
     /// # Safety
     /// Called by the process's own task, which receives no more.
     pub(crate) unsafe fn drop_queued(&self) {
-        // SAFETY: a non-null kind is a `&'static KindWaker` (see `occupy`).
+        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
         if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: set at `occupy`, before the task ran; we are the queue's consumer (the
             // contract).
-            unsafe { (kind.kind.drain)(self, Drain::Queued) };
+            unsafe { (kind.drain)(self, Drain::Queued) };
         }
     }
 
@@ -573,18 +520,25 @@ impl Slot {
     /// Starts a poll of the task: a fresh receive budget.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        POLL_BUDGET.set((ptr::from_ref(self), BUDGET));
-        // Only the owner writes the counters, so a plain load and store suffice.
-        let polls = self.polls.load(Ordering::Relaxed);
-        self.polls.store(polls.wrapping_add(1), Ordering::Relaxed);
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field, and we are the owner's task.
+            unsafe { *b = BUDGET };
+        });
+        self.bump_work(POLL_ONE);
     }
 
-    /// Messages received (wrapping at 2^32) and polls (wrapping at 2^16) so far.
+    /// `work` packs received messages (low 40 bits) and polls (high 24 bits, wrapping).
+    /// Only the owner writes it, so a plain load and store suffice.
+    #[inline]
+    fn bump_work(&self, delta: u64) {
+        let work = self.work.load(Ordering::Relaxed);
+        self.work.store(work.wrapping_add(delta), Ordering::Relaxed);
+    }
+
+    /// Messages received and polls so far.
     pub(crate) fn work_counts(&self) -> (u64, u64) {
-        (
-            u64::from(self.received.load(Ordering::Relaxed)),
-            u64::from(self.polls.load(Ordering::Relaxed)),
-        )
+        let work = self.work.load(Ordering::Relaxed);
+        (work & (POLL_ONE - 1), work >> 40)
     }
 
     /// Takes the next message.
@@ -595,9 +549,7 @@ impl Slot {
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
-        let received = self.received.load(Ordering::Relaxed);
-        self.received
-            .store(received.wrapping_add(1), Ordering::Relaxed);
+        self.bump_work(1);
         if message.0 == PERMIT_TAG {
             self.return_permit();
         }
@@ -612,24 +564,17 @@ impl Slot {
     }
 
     /// Consumes one unit of receive budget; false when the poll must yield.
-    ///
-    /// The budget is the polling thread's (see [`POLL_BUDGET`]), not a field of the slot:
-    /// a thread runs one process's poll at a time, and the 2 bytes that made the slot 80
-    /// bytes instead of 72 go to the introspection counters. A receive polled outside its
-    /// process's own poll (the `Process` moved to another executor's task) has no budget
-    /// here and is never told to yield: that executor shares its thread by its own rules.
     #[inline]
     pub(crate) fn take_budget(&self) -> bool {
-        POLL_BUDGET.with(|budget| {
-            let (slot, left) = budget.get();
-            if !ptr::eq(slot, self) {
-                return true;
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field.
+            let b = unsafe { &mut *b };
+            if *b == 0 {
+                false
+            } else {
+                *b -= 1;
+                true
             }
-            if left == 0 {
-                return false;
-            }
-            budget.set((slot, left - 1));
-            true
         })
     }
 
@@ -754,91 +699,6 @@ pub(crate) struct Kind {
     pub(crate) task_bytes: usize,
 }
 
-/// A [`Kind`] with the waker vtable of its processes' tasks: what a slot points at, so that
-/// it keeps only its waker's data pointer. One per pair, made at the pair's first spawn and
-/// never freed (a program has as many as it has spawn sites' types, and copies of their
-/// constants).
-///
-/// A vtable is not a compile-time constant the spawn could put in its `Kind`: async-task
-/// makes it, and a constant's address may differ between codegen units; so the pair is
-/// keyed by both addresses, and a slot always gets back the very vtable its waker had.
-///
-/// It starts with a copy of that vtable (a `RawWakerVTable` is four function pointers,
-/// `Copy`), which the slot's waker is rebuilt with: a wake reads the slot's kind pointer and
-/// calls through it, as many loads as through a `Waker` kept whole (a pointer to the
-/// original in the kind cost an extra dependent load per wake and per park: `pingpong`
-/// and `call` 2-3% slower).
-///
-/// Every wake and every park reads it, from every core: it has a cache line of its own
-/// (a plain 16-byte box may share one with data another core writes, and each wake and
-/// park would wait for that line).
-#[repr(C, align(128))]
-pub(crate) struct KindWaker {
-    /// A copy of `original`: the vtable of the slot's waker.
-    calls: RawWakerVTable,
-    /// The vtable of the wakers this kind was made for (the key, with `kind`; and what
-    /// `Slot::is_task_waker` compares).
-    original: &'static RawWakerVTable,
-    kind: &'static Kind,
-}
-
-/// The most recent [`KindWaker`]s by a hash of their key: a spawn finds its own with one
-/// load and two compares, without a lock. Read by every spawn: on lines of its own, away
-/// from statics that are written.
-static KIND_CACHE: KindCache =
-    KindCache([const { std::sync::atomic::AtomicPtr::new(ptr::null_mut()) }; 64]);
-
-#[repr(align(128))]
-struct KindCache([std::sync::atomic::AtomicPtr<KindWaker>; 64]);
-
-/// Every [`KindWaker`] made (the cache forgets those that collide).
-static KIND_WAKERS: std::sync::Mutex<Vec<&'static KindWaker>> = std::sync::Mutex::new(Vec::new());
-
-impl KindWaker {
-    /// The `KindWaker` of `kind` and `vtable`, made on first use.
-    #[inline]
-    fn of(kind: &'static Kind, vtable: &'static RawWakerVTable) -> &'static KindWaker {
-        let key = (ptr::from_ref(kind) as usize) ^ (ptr::from_ref(vtable) as usize).rotate_left(32);
-        let line = &KIND_CACHE.0[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) & 63];
-        // Acquire: pairs with the Release store below, so the fields are seen written.
-        // SAFETY: non-null entries are leaked `KindWaker`s, never freed.
-        match unsafe { line.load(std::sync::atomic::Ordering::Acquire).as_ref() } {
-            Some(found) if ptr::eq(found.kind, kind) && ptr::eq(found.original, vtable) => found,
-            _ => Self::make(kind, vtable, line),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn make(
-        kind: &'static Kind,
-        vtable: &'static RawWakerVTable,
-        line: &std::sync::atomic::AtomicPtr<KindWaker>,
-    ) -> &'static KindWaker {
-        let mut all = KIND_WAKERS.lock().unwrap_or_else(|e| e.into_inner());
-        let found = match all
-            .iter()
-            .find(|k| ptr::eq(k.kind, kind) && ptr::eq(k.original, vtable))
-        {
-            Some(found) => found,
-            None => {
-                let made: &'static KindWaker = Box::leak(Box::new(KindWaker {
-                    calls: *vtable,
-                    original: vtable,
-                    kind,
-                }));
-                all.push(made);
-                made
-            }
-        };
-        line.store(
-            ptr::from_ref(found).cast_mut(),
-            std::sync::atomic::Ordering::Release,
-        );
-        found
-    }
-}
-
 /// Which messages [`drain`] drops.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Drain {
@@ -859,133 +719,6 @@ pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
         match which {
             Drain::Queued => drop(slot.queue.drop_queued::<M>()),
             Drain::Final => drop(slot.queue.drain::<M>()),
-        }
-    }
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::task::{Wake, Waker};
-
-    use super::{drain, Kind, KindWaker, Slot};
-
-    const KIND: Kind = Kind {
-        drain: drain::<u32>,
-        task_bytes: 0,
-    };
-
-    /// Wakes counted per waker type: the vtable a slot uses shows in which counter moves.
-    static WAKES_A: AtomicUsize = AtomicUsize::new(0);
-    static WAKES_B: AtomicUsize = AtomicUsize::new(0);
-
-    struct A;
-    impl Wake for A {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            WAKES_A.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    struct B;
-    impl Wake for B {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            WAKES_B.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// The slot keeps only its waker's data pointer; the waker it lends back must be the
-    /// one it took (the vtable of that very waker, even when two wakers of one kind have
-    /// different vtables), holding one reference, dropped once when the slot is occupied
-    /// again or dropped.
-    #[test]
-    fn a_slot_keeps_its_wakers_reference_and_vtable() {
-        let (a, b) = (Arc::new(A), Arc::new(B));
-        let slot = Slot::new();
-        // SAFETY: a fresh slot, no messages.
-        unsafe { slot.occupy(Waker::from(Arc::clone(&a)), &KIND, 0) };
-        assert_eq!(
-            Arc::strong_count(&a),
-            2,
-            "the slot holds the waker's reference"
-        );
-        slot.wake_task();
-        assert_eq!(WAKES_A.load(Ordering::Relaxed), 1);
-        assert!(slot.is_task_waker(&Waker::from(Arc::clone(&a))));
-        assert!(!slot.is_task_waker(&Waker::from(Arc::clone(&b))));
-        assert_eq!(
-            Arc::strong_count(&a),
-            2,
-            "lending the waker leaves its reference"
-        );
-        // The same kind, another vtable: as a slot reused by a task whose waker's vtable
-        // is another copy of the same constant.
-        // SAFETY: the incarnation above is over (nothing else uses the slot).
-        unsafe { slot.occupy(Waker::from(Arc::clone(&b)), &KIND, 0) };
-        assert_eq!(
-            Arc::strong_count(&a),
-            1,
-            "the last incarnation's waker dropped"
-        );
-        assert_eq!(Arc::strong_count(&b), 2);
-        slot.wake_task();
-        assert_eq!(WAKES_B.load(Ordering::Relaxed), 1);
-        assert_eq!(
-            WAKES_A.load(Ordering::Relaxed),
-            1,
-            "woken through the old vtable"
-        );
-        assert!(slot.is_task_waker(&Waker::from(Arc::clone(&b))));
-        drop(slot);
-        assert_eq!(Arc::strong_count(&b), 1, "the slot's drop drops its waker");
-    }
-
-    /// A `KindWaker` made by one thread and found in the cache by another is seen whole:
-    /// the cache's load pairs with the store that published it (miri reports a data race
-    /// on its fields otherwise: the threads below are ordered by nothing else).
-    #[test]
-    fn a_kind_waker_found_in_the_cache_is_seen_whole() {
-        let rounds = if cfg!(miri) { 20 } else { 200 };
-        for _ in 0..rounds {
-            // A fresh kind each round: a cache miss, then a hit on another thread.
-            let kind: &'static Kind = Box::leak(Box::new(Kind {
-                drain: drain::<u32>,
-                task_bytes: 7,
-            }));
-            let waker = Waker::from(Arc::new(A));
-            let vtable = waker.vtable();
-            let made = AtomicBool::new(false);
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    let found = KindWaker::of(kind, vtable);
-                    assert!(std::ptr::eq(found.original, vtable));
-                    made.store(true, Ordering::Relaxed);
-                });
-                s.spawn(|| {
-                    while !made.load(Ordering::Relaxed) {
-                        std::thread::yield_now();
-                    }
-                    let found = KindWaker::of(kind, vtable);
-                    assert_eq!(found.kind.task_bytes, 7);
-                    assert!(std::ptr::eq(found.original, vtable));
-                });
-            });
-            // The same pair is one `KindWaker`; another vtable, another.
-            let other = Waker::from(Arc::new(B));
-            assert!(std::ptr::eq(
-                KindWaker::of(kind, vtable),
-                KindWaker::of(kind, vtable)
-            ));
-            assert!(std::ptr::eq(
-                KindWaker::of(kind, other.vtable()).original,
-                other.vtable()
-            ));
         }
     }
 }
