@@ -169,7 +169,7 @@ impl<M: Send + 'static> Pid<M> {
                 outbox::prime::<M>(slot, id.serial());
             }
             // A long sending poll must not hold back recycling.
-            current::repin_after_send();
+            current::repin_after_sends(1);
         }
         let sent = sent?;
         metrics::count_send();

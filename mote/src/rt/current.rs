@@ -117,7 +117,7 @@ pub(crate) fn leave() {
 /// How many [`repin`] calls move the poll's epoch forward once.
 const REPIN_EVERY: u32 = 64;
 
-/// How many [`repin_after_send`] calls count as one [`repin`] call: a send costs a few
+/// How many [`repin_after_sends`] calls count as one [`repin`] call: a send costs a few
 /// nanoseconds, a move of the guard a `SeqCst` fence, so sends move it 16 times less often
 /// than spawns (every 1024; the send loop's count is one thread-local add per send).
 const SENDS_PER_REPIN: u32 = 16;
@@ -144,14 +144,10 @@ pub(crate) fn repin() {
 /// blocks and deferred releases piled up to a third of the `million` benchmark's peak
 /// memory. Sound for the same reason as [`repin`]: a send lets go of the target's slot
 /// before it returns.
-#[inline]
-pub(crate) fn repin_after_send() {
-    count_towards_repin(1);
-}
-
-/// [`repin_after_send`] for a batch of `sends` gathered sends just queued together (see
-/// `rt::outbox`): a poll whose sends all go to one receiver that never waits gathers every
-/// one of them, and must still move its guard forward.
+///
+/// `sends` is 1 for a send queued at once, and a batch's length for the sends the outbox
+/// gathered and queued together (see `rt::outbox`): a poll whose sends all go to one
+/// receiver that never waits gathers every one of them, and must still move its guard.
 #[inline]
 pub(crate) fn repin_after_sends(sends: u32) {
     count_towards_repin(sends);

@@ -334,8 +334,7 @@ impl Slot {
         pinned: bool,
     ) -> Option<Sent> {
         if pinned {
-            let state = self.state.load(Ordering::Acquire);
-            if state & ALIVE == 0 || self.serial() != serial {
+            if !self.is_alive(serial) {
                 return None;
             }
             // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
