@@ -130,6 +130,7 @@ mod rt {
     pub(crate) mod scheduler;
     pub(crate) mod signals;
     pub(crate) mod sync;
+    pub(crate) mod task;
     pub(crate) mod table;
     pub(crate) mod timeout_wheel;
     pub(crate) mod waker_id;

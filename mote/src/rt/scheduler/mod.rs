@@ -58,7 +58,7 @@ use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_task::{Runnable, ScheduleInfo};
+use crate::rt::task::{Runnable, Schedule};
 use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
@@ -440,7 +440,13 @@ enum Look {
     Nothing,
 }
 
-/// async-task's schedule hook for every process task.
-pub(crate) fn schedule_process(runnable: Runnable, info: ScheduleInfo) {
-    schedule(runnable, info.woken_while_running);
+/// The schedule of every process task: a wake while the task was idle queues it as a
+/// process woken (the LIFO slot on a worker), one during its own poll as a yield.
+pub(crate) struct ProcessSchedule;
+
+impl Schedule for ProcessSchedule {
+    #[inline]
+    fn schedule(runnable: Runnable, woken_while_running: bool) {
+        schedule(runnable, woken_while_running);
+    }
 }
