@@ -1,8 +1,8 @@
 //! The process scheduler: a small work-stealing executor for process tasks.
 //!
-//! Processes are [`async_task`] tasks rather than tokio tasks because tokio's task cell is
-//! aligned to 128 bytes and a tokio task plus a channel costs about 1.1 KB per idle process;
-//! an `async-task` allocation holds just a 40-byte header and the future (measurements in
+//! Processes are mote's own tasks (`rt::task`) rather than tokio tasks because tokio's task
+//! cell is aligned to 128 bytes and a tokio task plus a channel costs about 1.1 KB per idle
+//! process; a process task holds just a 16-byte header and the future (measurements in
 //! `docs/design.md`). Tokio still does IO and timers: every worker thread enters a tokio
 //! runtime handle, so sockets, timers and `tokio::spawn` work inside processes, driven by
 //! that runtime's own threads.
