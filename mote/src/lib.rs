@@ -130,8 +130,8 @@ mod rt {
     pub(crate) mod scheduler;
     pub(crate) mod signals;
     pub(crate) mod sync;
-    pub(crate) mod task;
     pub(crate) mod table;
+    pub(crate) mod task;
     pub(crate) mod timeout_wheel;
     pub(crate) mod waker_id;
 }
