@@ -283,7 +283,7 @@ impl SpawnOptions {
         let run_group = self.run_group.unwrap_or_else(current::run_group);
         // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
         // mailbox type of the `Process<M>` the task owns.
-        unsafe { slot.occupy(runnable.task_ref(), KindOf::<M, Fut>::KIND, run_group) };
+        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND, run_group) };
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         metrics::count_spawn();
         let id = slot.id();

@@ -58,13 +58,7 @@ fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
     // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe {
-        slot.occupy(
-            crate::rt::task::waking(Waker::from(Arc::clone(&flag))),
-            &U32_KIND,
-            0,
-        )
-    };
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, 0) };
     (slot, flag)
 }
 
@@ -137,7 +131,7 @@ fn loom_send_racing_exit_recycles_once() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(crate::rt::task::waking(Waker::from(flag)), &COUNTED_KIND, 0) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -169,7 +163,7 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(crate::rt::task::waking(Waker::from(flag)), &COUNTED_KIND, 0) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {

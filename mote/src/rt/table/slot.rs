@@ -43,7 +43,6 @@ use parking_lot::RawMutex;
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
 use crate::rt::sync::{AtomicPtr, AtomicU32, AtomicU64, Ordering, UnsafeCell};
-use crate::rt::task::TaskRef;
 use crate::values::pid::ProcessId;
 
 const ALIVE: u64 = 1 << 0;
@@ -87,14 +86,12 @@ pub(crate) struct Slot {
     /// each receive counts at once, which costs what counting it in a field of its own
     /// for the end of the poll did).
     work: AtomicU64,
-    /// The task's waker, kept as a [`TaskRef`] (the task pointer alone: 8 bytes where a
-    /// `Waker` takes 16, so the slot fits 80 bytes): initialised from the slot's first
-    /// occupation on (`kind` is non-null from then on). A dead incarnation's task reference
-    /// stays until the slot is occupied again: dropping it frees the task's allocation, and
-    /// the spawn that reuses the slot does that on its own thread, where the allocator takes
-    /// the memory back (and hands it to the new task) without the cross-thread free that made
-    /// a million spawns 12% slower.
-    waker: UnsafeCell<MaybeUninit<TaskRef>>,
+    /// The task's waker: initialised from the slot's first occupation on (`kind` is
+    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
+    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
+    /// does that on its own thread, where the allocator takes the memory back (and hands it
+    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
+    waker: UnsafeCell<MaybeUninit<Waker>>,
     /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
     /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
     /// written only while no other thread can reach the incarnation (as the waker), read
@@ -250,7 +247,7 @@ impl Slot {
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: TaskRef, kind: &'static Kind, run_group: u32) {
+    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
         // Published with the state's Release below, as the waker is.
         let reused = !self
             .kind

@@ -181,20 +181,9 @@ impl Runnable {
     }
 
     /// A new waker of the task (one more reference).
-    #[cfg(test)]
     pub(crate) fn waker(&self) -> Waker {
         // SAFETY: the runnable's reference keeps the task live while the clone is made.
         unsafe { Waker::from_raw(super::waker::clone_waker(self.ptr.as_ptr() as *const ())) }
-    }
-
-    /// A new [`TaskRef`](super::TaskRef) to the task (one more reference).
-    pub(crate) fn task_ref(&self) -> super::TaskRef {
-        // SAFETY: the runnable's reference keeps the task live while the count goes up;
-        // the new reference goes to the `TaskRef`.
-        unsafe {
-            super::waker::clone_waker(self.ptr.as_ptr() as *const ());
-            super::TaskRef::from_header(self.ptr)
-        }
     }
 
     /// The runnable as one pointer (its reference goes with it).
