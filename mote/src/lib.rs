@@ -131,6 +131,7 @@ mod rt {
     pub(crate) mod signals;
     pub(crate) mod sync;
     pub(crate) mod table;
+    pub(crate) mod task;
     pub(crate) mod timeout_wheel;
     pub(crate) mod waker_id;
 }

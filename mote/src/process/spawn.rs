@@ -1,17 +1,14 @@
 //! Spawning processes: [`spawn`] and the [`SpawnOptions`] builder.
 
 use std::future::Future;
-use std::mem::size_of;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-use async_task::WithInfo;
 
 use crate::process::handle::Process;
 use crate::rt::current;
 use crate::rt::metrics;
 use crate::rt::runner::Runner;
-use crate::rt::scheduler::{schedule, schedule_process, schedule_spawned};
+use crate::rt::scheduler::{schedule, schedule_spawned, ProcessSchedule};
 use crate::rt::signals;
 use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
 use crate::rt::table::slot::{drain, Kind};
@@ -19,10 +16,6 @@ use crate::rt::table::TABLE;
 use crate::values::exit::{Down, ExitReason, IntoExitReason};
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
-
-/// async-task's per-task header (state, awaiter, vtable; no flags without its "std"
-/// feature), for memory figures.
-const TASK_HEADER_BYTES: usize = 32;
 
 /// The [`Kind`] of the processes with messages `M` and future `Fut`: one `'static` constant
 /// per pair, so that a slot points at it instead of keeping the drop function and the task
@@ -32,7 +25,7 @@ struct KindOf<M, Fut>(std::marker::PhantomData<(fn(M), Fut)>);
 impl<M: Send + 'static, Fut: Future> KindOf<M, Fut> {
     const KIND: &'static Kind = &Kind {
         drain: drain::<M>,
-        task_bytes: TASK_HEADER_BYTES + size_of::<Runner<Fut>>(),
+        task_bytes: crate::rt::task::task_bytes::<Runner<Fut>>(),
     };
 }
 
@@ -286,8 +279,7 @@ impl SpawnOptions {
             .alloc()
             .ok_or(SpawnError::TableFull(crate::rt::table::MAX_PROCESSES))?;
         let task = Runner::new(slot, f(Process::new(slot)));
-        let (runnable, handle) = async_task::spawn(task, WithInfo(schedule_process));
-        handle.detach();
+        let runnable = crate::rt::task::spawn::<_, ProcessSchedule>(task);
         let run_group = self.run_group.unwrap_or_else(current::run_group);
         // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
         // mailbox type of the `Process<M>` the task owns.

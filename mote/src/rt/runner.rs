@@ -1,5 +1,5 @@
-//! The runner of a process: the future the scheduler polls for it (inside its async-task
-//! allocation). It polls the user's future, turns its end (return, panic,
+//! The runner of a process: the future the scheduler polls for it (inside its task
+//! allocation, `rt::task`). It polls the user's future, turns its end (return, panic,
 //! [`Process::exit`](crate::Process::exit), an exit signal) into an exit reason, and runs the
 //! exit protocol.
 
@@ -23,8 +23,8 @@ pub(crate) struct ExitNow(pub(crate) ExitReason);
 ///
 /// No `Option` around the future: an `Option` of an `async` block's state machine takes 8
 /// bytes more (the state machine's discriminant leaves it no niche), and 8 bytes made the
-/// task of a typical idle process cross a malloc size class (104 -> 96 bytes with
-/// async-task's 32-byte header: 112- rather than 96-byte chunks). A null `slot` says the
+/// task of a typical idle process cross a malloc size class (80 rather than 72 bytes with
+/// the task's 16-byte header: 96- rather than 80-byte chunks). A null `slot` says the
 /// future was dropped instead.
 pub(crate) struct Runner<F> {
     /// The process's slot; null once the future has been dropped (the process ended).

@@ -45,16 +45,16 @@ pub(crate) trait RawTask {
     unsafe fn from_raw(ptr: NonNull<()>) -> Self;
 }
 
-impl RawTask for async_task::Runnable {
+impl RawTask for crate::rt::task::Runnable {
     #[inline(always)]
     fn into_raw(self) -> NonNull<()> {
-        async_task::Runnable::into_raw(self)
+        crate::rt::task::Runnable::into_raw(self)
     }
 
     #[inline(always)]
     unsafe fn from_raw(ptr: NonNull<()>) -> Self {
         // SAFETY: the caller's promise (the pointer came from `Runnable::into_raw`, once).
-        unsafe { async_task::Runnable::from_raw(ptr) }
+        unsafe { crate::rt::task::Runnable::from_raw(ptr) }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The process scheduler: a small work-stealing executor for process tasks.
 //!
-//! Processes are [`async_task`] tasks rather than tokio tasks because tokio's task cell is
-//! aligned to 128 bytes and a tokio task plus a channel costs about 1.1 KB per idle process;
-//! an `async-task` allocation holds just a 40-byte header and the future (measurements in
+//! Processes are mote's own tasks (`rt::task`) rather than tokio tasks because tokio's task
+//! cell is aligned to 128 bytes and a tokio task plus a channel costs about 1.1 KB per idle
+//! process; a process task holds just a 16-byte header and the future (measurements in
 //! `docs/design.md`). Tokio still does IO and timers: every worker thread enters a tokio
 //! runtime handle, so sockets, timers and `tokio::spawn` work inside processes, driven by
 //! that runtime's own threads.
@@ -58,7 +58,7 @@ use std::sync::atomic::{fence, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_task::{Runnable, ScheduleInfo};
+use crate::rt::task::{Runnable, Schedule};
 use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
@@ -440,7 +440,13 @@ enum Look {
     Nothing,
 }
 
-/// async-task's schedule hook for every process task.
-pub(crate) fn schedule_process(runnable: Runnable, info: ScheduleInfo) {
-    schedule(runnable, info.woken_while_running);
+/// The schedule of every process task: a wake while the task was idle queues it as a
+/// process woken (the LIFO slot on a worker), one during its own poll as a yield.
+pub(crate) struct ProcessSchedule;
+
+impl Schedule for ProcessSchedule {
+    #[inline]
+    fn schedule(runnable: Runnable, woken_while_running: bool) {
+        schedule(runnable, woken_while_running);
+    }
 }

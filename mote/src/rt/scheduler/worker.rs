@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::ptr;
 use std::time::{Duration, Instant};
 
-use async_task::Runnable;
+use crate::rt::task::Runnable;
 use crossbeam_deque::Worker;
 
 use super::lifo::LifoSlot;
