@@ -72,6 +72,13 @@ const POLL_ONE: u64 = 1 << 40;
 /// How many messages one poll of a process may receive before it yields the thread.
 const BUDGET: u16 = 512;
 
+std::thread_local! {
+    /// The slot whose process this thread is polling, and the receives left to its poll
+    /// (set by [`Slot::begin_poll`], taken by [`Slot::take_budget`]).
+    static POLL_BUDGET: std::cell::Cell<(*const Slot, u16)> =
+        const { std::cell::Cell::new((ptr::null(), 0)) };
+}
+
 /// Whether `state` (a slot's state word) holds the incarnation `serial`, alive.
 #[inline(always)]
 fn is_alive_in(state: u64, serial: u32) -> bool {
@@ -95,9 +102,6 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
-    /// Owner-only: receives left in this poll (at most [`BUDGET`]: 2 bytes, so that the
-    /// slot fits 88 bytes).
-    budget: UnsafeCell<u16>,
     /// Messages received and polls, for introspection (written by the owner, read by all;
     /// each receive counts at once, which costs what counting it in a field of its own
     /// for the end of the poll did).
@@ -123,8 +127,8 @@ pub(crate) struct Slot {
     extras_lock: RawMutex,
 }
 
-// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
-// owner-only, `waker` is written while no other thread can reach the slot's incarnation
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is
+// written while no other thread can reach the slot's incarnation
 // (before ALIVE is published, after the last reference is gone) and only read in between.
 unsafe impl Sync for Slot {}
 // SAFETY: as above; the slot owns nothing thread-bound.
@@ -151,7 +155,6 @@ impl Slot {
             queue: Queue::new(),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            budget: UnsafeCell::new(0),
             work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             kind: AtomicPtr::new(std::ptr::null_mut()),
@@ -282,10 +285,6 @@ impl Slot {
         // never see this process beside the group of the slot's last incarnation (it would
         // end it with `shutdown` if that run is the one ending).
         self.run_group.store(run_group, Ordering::Relaxed);
-        self.budget.with_mut(|b| {
-            // SAFETY: the slot is free; the owner-to-be has not started.
-            unsafe { *b = 0 };
-        });
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
@@ -533,10 +532,7 @@ impl Slot {
     /// Starts a poll of the task: a fresh receive budget.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        self.budget.with_mut(|b| {
-            // SAFETY: owner-only field, and we are the owner's task.
-            unsafe { *b = BUDGET };
-        });
+        POLL_BUDGET.set((ptr::from_ref(self), BUDGET));
         self.bump_work(POLL_ONE);
     }
 
@@ -577,17 +573,24 @@ impl Slot {
     }
 
     /// Consumes one unit of receive budget; false when the poll must yield.
+    ///
+    /// The budget is the polling thread's (see [`POLL_BUDGET`]), not a field of the slot:
+    /// a thread runs one process's poll at a time, and the 2 bytes go to the introspection
+    /// counters. A receive polled outside its process's own poll (the `Process` moved to
+    /// another executor's task) has no budget here and is never told to yield: that
+    /// executor shares its thread by its own rules.
     #[inline]
     pub(crate) fn take_budget(&self) -> bool {
-        self.budget.with_mut(|b| {
-            // SAFETY: owner-only field.
-            let b = unsafe { &mut *b };
-            if *b == 0 {
-                false
-            } else {
-                *b -= 1;
-                true
+        POLL_BUDGET.with(|budget| {
+            let (slot, left) = budget.get();
+            if !ptr::eq(slot, self) {
+                return true;
             }
+            if left == 0 {
+                return false;
+            }
+            budget.set((slot, left - 1));
+            true
         })
     }
 
