@@ -209,10 +209,8 @@ fn an_idle_process_holds_one_small_task_allocation() {
     assert!(bytes <= 96.5, "{bytes} bytes of heap per ended process");
 }
 
-/// The whole of an idle process, as introspection reports it: its table slot (80 bytes; 88
-/// before its serial went into the state word, its receive budget to the polling thread
-/// and its counters to 6 bytes, 96 before it stopped keeping its index and task size) and
-/// its task (88 bytes for
+/// The whole of an idle process, as introspection reports it: its table slot (88 bytes; 96
+/// before it stopped keeping its index and task size) and its task (88 bytes for
 /// `million`'s closure: async-task's 32-byte header, the runner's slot pointer, a 48-byte
 /// future). The heap test above pins the task's allocation; this pins the slot.
 #[test]
@@ -230,5 +228,5 @@ fn an_idle_process_is_its_slot_and_its_task() {
         memory
     })
     .unwrap();
-    assert!(memory <= 80 + 88, "{memory} bytes for an idle process");
+    assert!(memory <= 88 + 88, "{memory} bytes for an idle process");
 }

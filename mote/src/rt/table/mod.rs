@@ -355,11 +355,10 @@ mod tests {
 
     #[test]
     fn a_slot_stays_small() {
-        // Every live process pays for one slot; docs/design.md quotes this size. (80 since
-        // the serial is in the state word, the receive budget in a thread-local and the
-        // introspection counters 6 bytes; 88 before, since the slot keeps neither its index
-        // nor its task's size; 96 before that. 1 byte of it is padding.)
-        assert_eq!(std::mem::size_of::<Slot>(), 80);
+        // Every live process pays for one slot; docs/design.md quotes this size. (88 since
+        // the slot keeps neither its index nor its task's size; 96 before. 1 byte of it is
+        // padding.)
+        assert_eq!(std::mem::size_of::<Slot>(), 88);
     }
 
     #[test]

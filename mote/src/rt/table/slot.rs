@@ -85,37 +85,10 @@ fn is_alive_in(state: u64, serial: u32) -> bool {
     state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
 }
 
-/// A process's shared half. Every live process pays for one (80 bytes, `a_slot_stays_small`).
-///
-/// `repr(C)`, in this order: slots sit 80 bytes apart, so a 64-byte cache line holds parts
-/// of two, and where the fields fall decides which writes of neighbouring processes share a
-/// line. Senders write `state` and the queue's `tail`; the owner writes `received` on every
-/// receive and `next_free` on every wait. They are kept together at the front (48 bytes),
-/// and the fields written only at spawn and exit (`waker`, `kind`, `extras`) behind them,
-/// so 32 bytes separate them from the next slot's. In the order the compiler
-/// chose (the waker first, `received` 24 bytes before the next slot's `state`), `workers
-/// push` ran 1.10x slower than with the 88-byte slot; padded back to 88 bytes, or in this
-/// order, it did not.
-#[repr(C)]
 pub(crate) struct Slot {
     /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
-    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. Each receive counts at once, which costs what
-    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
-    /// where a 64-bit word packed both.
-    received: AtomicU32,
-    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
-    polls: AtomicU16,
-    /// The lock of `extras`, a byte apart from the pointer it guards: a
-    /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
-    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
-    /// slot: 112 -> 104 bytes).
-    extras_lock: RawMutex,
-    /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
-    /// mailbox length last published by the owner.
-    pub(super) next_free: AtomicU32,
     /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
     /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
@@ -125,6 +98,16 @@ pub(crate) struct Slot {
     /// see `Table::index_of`) nor its task's size (its [`Kind`] knows it): 8 bytes less
     /// for every process (96 -> 88, 8 MB of the `million` benchmark's million).
     run_group: AtomicU32,
+    /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
+    /// mailbox length last published by the owner.
+    pub(super) next_free: AtomicU32,
+    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
+    /// (a plain load and store), read by all. Each receive counts at once, which costs what
+    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
+    /// where a 64-bit word packed both.
+    received: AtomicU32,
+    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
+    polls: AtomicU16,
     /// The task's waker: initialised from the slot's first occupation on (`kind` is
     /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
     /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
@@ -139,6 +122,11 @@ pub(crate) struct Slot {
     /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
     /// by `extras_lock` (see [`Slot::lock_extras`]).
     extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
+    /// The lock of `extras`, a byte apart from the pointer it guards: a
+    /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
+    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
+    /// slot: 112 -> 104 bytes).
+    extras_lock: RawMutex,
 }
 
 // SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is
@@ -750,23 +738,5 @@ pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
             Drain::Queued => drop(slot.queue.drop_queued::<M>()),
             Drain::Final => drop(slot.queue.drain::<M>()),
         }
-    }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::Slot;
-    use std::mem::offset_of;
-
-    #[test]
-    fn the_written_fields_lead_the_slot() {
-        // The order the `Slot` docs explain: what senders and the owner write at every
-        // message first, what changes only at spawn and exit last.
-        assert_eq!(offset_of!(Slot, state), 0);
-        assert_eq!(offset_of!(Slot, queue), 8);
-        assert_eq!(offset_of!(Slot, received), 32);
-        assert_eq!(offset_of!(Slot, next_free), 40);
-        assert_eq!(offset_of!(Slot, waker), 48);
-        assert_eq!(std::mem::size_of::<Slot>(), 80);
     }
 }
