@@ -85,37 +85,10 @@ fn is_alive_in(state: u64, serial: u32) -> bool {
     state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
 }
 
-#[repr(C)]
 pub(crate) struct Slot {
-    /// The task's waker: initialised from the slot's first occupation on (`kind` is
-    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
-    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
-    /// does that on its own thread, where the allocator takes the memory back (and hands it
-    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
-    waker: UnsafeCell<MaybeUninit<Waker>>,
     /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
-    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. Each receive counts at once, which costs what
-    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
-    /// where a 64-bit word packed both.
-    received: AtomicU32,
-    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
-    polls: AtomicU16,
-    /// The lock of `extras`, a byte apart from the pointer it guards: a
-    /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
-    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
-    /// slot: 112 -> 104 bytes).
-    extras_lock: RawMutex,
-    /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
-    /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
-    /// written only while no other thread can reach the incarnation (as the waker), read
-    /// by introspection at any time (hence atomic).
-    kind: AtomicPtr<Kind>,
-    /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
-    /// by `extras_lock` (see [`Slot::lock_extras`]).
-    extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
     /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
     /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
@@ -128,6 +101,32 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
+    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
+    /// (a plain load and store), read by all. Each receive counts at once, which costs what
+    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
+    /// where a 64-bit word packed both.
+    received: AtomicU32,
+    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
+    polls: AtomicU16,
+    /// The task's waker: initialised from the slot's first occupation on (`kind` is
+    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
+    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
+    /// does that on its own thread, where the allocator takes the memory back (and hands it
+    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
+    waker: UnsafeCell<MaybeUninit<Waker>>,
+    /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
+    /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
+    /// written only while no other thread can reach the incarnation (as the waker), read
+    /// by introspection at any time (hence atomic).
+    kind: AtomicPtr<Kind>,
+    /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
+    /// by `extras_lock` (see [`Slot::lock_extras`]).
+    extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
+    /// The lock of `extras`, a byte apart from the pointer it guards: a
+    /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
+    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
+    /// slot: 112 -> 104 bytes).
+    extras_lock: RawMutex,
 }
 
 // SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is
