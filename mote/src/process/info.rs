@@ -50,9 +50,9 @@ pub struct ProcessInfo {
     pub monitored_by: Vec<ProcessId>,
     /// Whether it traps exits.
     pub trap_exit: bool,
-    /// Messages it has received (wrapping at 2^32: the counter is 4 bytes of its table slot).
+    /// Messages it has received.
     pub messages_received: u64,
-    /// Times it has been polled (wrapping at 2^16: 2 bytes of its table slot).
+    /// Times it has been polled (wrapping at 2^24).
     pub polls: u64,
     /// Approximate bytes it uses: its task, its table entry, its relationships and queued
     /// message envelopes (not memory its messages or future point to).

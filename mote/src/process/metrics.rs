@@ -186,9 +186,9 @@ pub struct ProcessMetrics {
     /// [`ProcessInfo::mailbox_len`](crate::ProcessInfo::mailbox_len)).
     pub mailbox_len: u64,
     /// Messages it has received: its work done, with `polls`. A process publishes its
-    /// receives when a poll ends (it waits or yields), not one by one. Wraps at 2^32.
+    /// receives when a poll ends (it waits or yields), not one by one.
     pub messages_received: u64,
-    /// Times it has been polled (wrapping at 2^16).
+    /// Times it has been polled (wrapping at 2^24).
     pub polls: u64,
     /// Approximate bytes it uses (see [`ProcessInfo::memory`](crate::ProcessInfo::memory)).
     pub memory: usize,

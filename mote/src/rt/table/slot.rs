@@ -48,7 +48,7 @@ use parking_lot::RawMutex;
 
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
-use crate::rt::sync::{AtomicPtr, AtomicU16, AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use crate::rt::sync::{AtomicPtr, AtomicU32, AtomicU64, Ordering, UnsafeCell};
 use crate::values::pid::ProcessId;
 
 const ALIVE: u64 = 1 << 0;
@@ -67,6 +67,7 @@ const SERIAL_SHIFT: u32 = 32;
 const SERIAL_ONE: u64 = 1 << SERIAL_SHIFT;
 const SERIAL_MASK: u64 = !(SERIAL_ONE - 1);
 const REFS_MASK: u64 = !(REF - 1) & !SERIAL_MASK;
+const POLL_ONE: u64 = 1 << 40;
 
 /// How many messages one poll of a process may receive before it yields the thread.
 const BUDGET: u16 = 512;
@@ -101,13 +102,10 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
-    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. Each receive counts at once, which costs what
-    /// counting it in a field of its own for the end of the poll did. With `polls`, 6 bytes
-    /// where a 64-bit word packed both.
-    received: AtomicU32,
-    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
-    polls: AtomicU16,
+    /// Messages received and polls, for introspection (written by the owner, read by all;
+    /// each receive counts at once, which costs what counting it in a field of its own
+    /// for the end of the poll did).
+    work: AtomicU64,
     /// The task's waker: initialised from the slot's first occupation on (`kind` is
     /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
     /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
@@ -157,8 +155,7 @@ impl Slot {
             queue: Queue::new(),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            received: AtomicU32::new(0),
-            polls: AtomicU16::new(0),
+            work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             kind: AtomicPtr::new(std::ptr::null_mut()),
             extras: std::cell::UnsafeCell::new(None),
@@ -282,8 +279,7 @@ impl Slot {
             // SAFETY: as above.
             unsafe { (*w).write(waker) };
         });
-        self.received.store(0, Ordering::Relaxed);
-        self.polls.store(0, Ordering::Relaxed);
+        self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
         // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
         // never see this process beside the group of the slot's last incarnation (it would
@@ -537,17 +533,21 @@ impl Slot {
     #[inline]
     pub(crate) fn begin_poll(&self) {
         POLL_BUDGET.set((ptr::from_ref(self), BUDGET));
-        // Only the owner writes the counters, so a plain load and store suffice.
-        let polls = self.polls.load(Ordering::Relaxed);
-        self.polls.store(polls.wrapping_add(1), Ordering::Relaxed);
+        self.bump_work(POLL_ONE);
     }
 
-    /// Messages received (wrapping at 2^32) and polls (wrapping at 2^16) so far.
+    /// `work` packs received messages (low 40 bits) and polls (high 24 bits, wrapping).
+    /// Only the owner writes it, so a plain load and store suffice.
+    #[inline]
+    fn bump_work(&self, delta: u64) {
+        let work = self.work.load(Ordering::Relaxed);
+        self.work.store(work.wrapping_add(delta), Ordering::Relaxed);
+    }
+
+    /// Messages received and polls so far.
     pub(crate) fn work_counts(&self) -> (u64, u64) {
-        (
-            u64::from(self.received.load(Ordering::Relaxed)),
-            u64::from(self.polls.load(Ordering::Relaxed)),
-        )
+        let work = self.work.load(Ordering::Relaxed);
+        (work & (POLL_ONE - 1), work >> 40)
     }
 
     /// Takes the next message.
@@ -558,9 +558,7 @@ impl Slot {
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
-        let received = self.received.load(Ordering::Relaxed);
-        self.received
-            .store(received.wrapping_add(1), Ordering::Relaxed);
+        self.bump_work(1);
         if message.0 == PERMIT_TAG {
             self.return_permit();
         }
