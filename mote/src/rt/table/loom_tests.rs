@@ -149,52 +149,6 @@ fn loom_send_racing_exit_recycles_once() {
     });
 }
 
-/// A stale sender (it names incarnation 0) racing that incarnation's end, the slot's
-/// recycling and its occupation by incarnation 1: the serial lives in the state word with
-/// the flags and references, so the one load (or reference-taking add) a sender checks
-/// decides alone; a push of incarnation 0 never lands in incarnation 1's mailbox, and the
-/// message is dropped exactly once. Loom only, as above.
-#[cfg(loom)]
-#[test]
-fn loom_a_stale_send_never_reaches_the_next_incarnation() {
-    use crate::rt::sync::Ordering;
-    model(|| {
-        let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
-        let slot = Arc::new(Slot::new());
-        slot.queue.init();
-        let flag = Arc::new(Flag(thread::current()));
-        // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &COUNTED_KIND, 0) };
-        let sender = {
-            let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
-            thread::spawn(move || {
-                // SAFETY: serial 0 names the first incarnation, whose type is `Counted`;
-                // the second one's is too.
-                let refused = unsafe { slot.send::<Counted>(0, 0, Counted(drops), false) };
-                drop(refused);
-            })
-        };
-        slot.begin_exit();
-        slot.release_own_reference();
-        // The last reference recycles the slot: this thread's, or the sender's.
-        while slot.serial() != 1 {
-            thread::yield_now();
-        }
-        // Incarnation 1, occupied while the stale sender may still be trying.
-        // SAFETY: recycled (free), and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
-        assert!(slot.is_alive(1) && !slot.is_alive(0));
-        sender.join().unwrap();
-        // SAFETY: this thread is incarnation 1's consumer; its messages are `Counted`.
-        let stale = unsafe { slot.pop::<Counted>() };
-        assert!(stale.is_none(), "incarnation 0's message in incarnation 1's mailbox");
-        assert_eq!(drops.load(Ordering::SeqCst), 1, "the message dropped once");
-        slot.begin_exit();
-        slot.release_own_reference();
-        assert_eq!(slot.serial(), 2);
-    });
-}
-
 /// A sender's push racing the process's exit (`begin_exit`, then the owner's last drain):
 /// the message is refused, or found by that drain, or the sender learns right after its push
 /// that the process had begun to exit (`Sent`). No message is left unseen by

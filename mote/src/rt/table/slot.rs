@@ -12,18 +12,12 @@
 //! # The state word
 //!
 //! ```text
-//!  63          32 31              6    5      4       3       2      1       0
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
-//! |    serial    |   references    |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
+//!  63                         6    5      4       3       2      1       0
+//! +----------------------------+-------+------+-------+------+-------+-------+
+//! |         references         |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
+//! +----------------------------+-------+------+-------+------+-------+-------+
 //! ```
 //!
-//! * The *serial* of the incarnation the slot holds (or held last, or will hold next):
-//!   it changes only while the slot is free. Kept in the state word, not a field of its
-//!   own, so that the slot is 4 bytes smaller and a sender's liveness check (`ALIVE` and
-//!   the serial) is one load. The references below it have 26 bits: each is held by one
-//!   thread for one push (or is the process's own), so their count stays far below 2^26,
-//!   and never carries into the serial.
 //! * A sender outside any process takes a *reference* (`fetch_add`) before pushing and gives
 //!   it back after. While any reference is held the slot cannot be recycled, so the push, and
 //!   the wake that may follow, touch live memory. The process holds one reference for its
@@ -62,11 +56,7 @@ const BOUNDED: u64 = 1 << 5;
 /// back. Monitor references (the other nonzero tags) never reach this value.
 pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 const REF: u64 = 1 << 6;
-const SERIAL_SHIFT: u32 = 32;
-/// One more serial: added when the slot is recycled (wrapping, as a `u32` serial would).
-const SERIAL_ONE: u64 = 1 << SERIAL_SHIFT;
-const SERIAL_MASK: u64 = !(SERIAL_ONE - 1);
-const REFS_MASK: u64 = !(REF - 1) & !SERIAL_MASK;
+const REFS_MASK: u64 = !(REF - 1);
 const POLL_ONE: u64 = 1 << 40;
 
 /// How many messages one poll of a process may receive before it yields the thread.
@@ -79,17 +69,11 @@ std::thread_local! {
         const { std::cell::Cell::new((ptr::null(), 0)) };
 }
 
-/// Whether `state` (a slot's state word) holds the incarnation `serial`, alive.
-#[inline(always)]
-fn is_alive_in(state: u64, serial: u32) -> bool {
-    // One compare: ALIVE set and the serial equal, whatever the flags and references.
-    state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
-}
-
 pub(crate) struct Slot {
-    /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
+    /// The serial of the current incarnation; changes only while the slot is free.
+    serial: AtomicU32,
     /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
     /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
@@ -153,6 +137,7 @@ impl Slot {
         Slot {
             state: AtomicU64::new(0),
             queue: Queue::new(),
+            serial: AtomicU32::new(0),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
             work: AtomicU64::new(0),
@@ -166,7 +151,7 @@ impl Slot {
     /// The serial of the incarnation the slot holds (or held last, or will hold next).
     #[inline]
     pub(crate) fn serial(&self) -> u32 {
-        (self.state.load(Ordering::Relaxed) >> SERIAL_SHIFT) as u32
+        self.serial.load(Ordering::Relaxed)
     }
 
     /// This slot's index in the process table (0 for a slot the tests build outside it).
@@ -188,7 +173,8 @@ impl Slot {
     /// Whether the incarnation `serial` is alive here.
     #[inline]
     pub(crate) fn is_alive(&self, serial: u32) -> bool {
-        is_alive_in(self.state.load(Ordering::Acquire), serial)
+        let state = self.state.load(Ordering::Acquire);
+        state & ALIVE != 0 && self.serial() == serial
     }
 
     /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
@@ -355,7 +341,8 @@ impl Slot {
             unsafe { self.queue.push_from::<M>(tag, value) };
             return Some(self.notify());
         }
-        if !is_alive_in(self.state.fetch_add(REF, Ordering::Acquire), serial) {
+        let state = self.state.fetch_add(REF, Ordering::Acquire);
+        if state & ALIVE == 0 || self.serial() != serial {
             self.release(REF);
             return None;
         }
@@ -461,11 +448,10 @@ impl Slot {
         // SAFETY: we won DYING: the incarnation is over, no reference is held, and nobody
         // else can touch its mailbox, kind or waker.
         unsafe { self.vacate() };
-        // Keep only the transient references of stale senders (and the serial); they will
-        // fail the ALIVE check and release without side effects. Then the next serial.
-        self.state
-            .fetch_and(REFS_MASK | SERIAL_MASK, Ordering::AcqRel);
-        self.state.fetch_add(SERIAL_ONE, Ordering::Release);
+        // Keep only the transient references of stale senders; they will fail the ALIVE
+        // check and release without side effects.
+        self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
+        self.serial.fetch_add(1, Ordering::Release);
         #[cfg(not(loom))]
         crate::rt::table::TABLE.recycle(self);
     }
