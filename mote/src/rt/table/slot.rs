@@ -561,8 +561,9 @@ impl Slot {
     /// Consumes one unit of receive budget; false when the poll must yield.
     ///
     /// The budget is the polling thread's (see [`POLL_BUDGET`]), not a field of the slot:
-    /// a thread runs one process's poll at a time, and the 2 bytes go to the introspection
-    /// counters. A receive polled outside its process's own poll (the `Process` moved to
+    /// a thread runs one process's poll at a time, so every process need not carry 2 bytes
+    /// for it (they are padding until the slot sheds 6 more, see docs/design.md's Known
+    /// gaps). A receive polled outside its process's own poll (the `Process` moved to
     /// another executor's task) has no budget here and is never told to yield: that
     /// executor shares its thread by its own rules.
     #[inline]
@@ -722,5 +723,35 @@ pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
             Drain::Queued => drop(slot.queue.drop_queued::<M>()),
             Drain::Final => drop(slot.queue.drain::<M>()),
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod budget_tests {
+    use super::{Slot, BUDGET};
+
+    #[test]
+    fn a_poll_receives_its_budget_then_yields_and_the_next_poll_starts_afresh() {
+        let (polled, other) = (Slot::new(), Slot::new());
+        polled.begin_poll();
+        for _ in 0..BUDGET {
+            assert!(polled.take_budget());
+        }
+        assert!(
+            !polled.take_budget(),
+            "the poll must yield once its budget is spent"
+        );
+        // A slot this thread is not polling (its `Process` moved to another executor)
+        // is never told to yield here.
+        assert!(other.take_budget());
+        polled.begin_poll();
+        assert!(polled.take_budget(), "a new poll, a new budget");
+        // Another process's poll on this thread takes the budget over.
+        other.begin_poll();
+        for _ in 0..BUDGET {
+            assert!(other.take_budget());
+        }
+        assert!(!other.take_budget());
+        assert!(polled.take_budget());
     }
 }
