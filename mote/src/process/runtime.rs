@@ -8,6 +8,8 @@
 //! owned by `rt::scheduler::global`; this module only hands it a configuration.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::thread::Thread;
 
 use crate::process::handle::Process;
 use crate::process::spawn::SpawnOptions;
@@ -145,8 +147,13 @@ where
     if crate::rt::current::current().is_some() {
         return Err(ExitReason::custom(NESTED_RUN));
     }
-    let (mut rx, group, root) = start_root(f);
-    let out = rx.blocking_recv().unwrap_or(Err(ExitReason::NoProc));
+    // The calling thread parks until the outcome comes, rather than waiting on a tokio
+    // channel: `blocking_recv` alone faults in pages of tokio's code that a program which
+    // never uses tokio directly would not touch (peak RSS, see docs/design.md).
+    let handoff = Arc::new(Handoff::new());
+    let outcome = Outcome::new(Arc::clone(&handoff));
+    let (group, root) = start_root(f, move |out| outcome.deliver(out));
+    let out = handoff.wait();
     teardown::end_group_blocking(group, root);
     out
 }
@@ -168,49 +175,137 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: Send + 'static,
 {
-    let (mut rx, group, root) = start_root(f);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (group, root) = start_root(f, move |out| {
+        let _ = tx.send(out);
+    });
     let out = rx.recv().await.unwrap_or(Err(ExitReason::NoProc));
     teardown::end_group_async(group, root).await;
     out
 }
 
-type Outcome<T> = Result<T, ExitReason>;
-
 /// The exit reason (as `ExitReason::custom`) of a `run` called from inside a process.
 const NESTED_RUN: &str = "mote::run called from inside a process: it would block a \
     scheduler thread (and hang once every thread waits so); use mote::run_async(..).await";
 
-/// Spawns the root process of a run, in a new run group. Returns where its outcome will
-/// come, its group and its id.
-fn start_root<M, F, Fut>(
-    f: F,
-) -> (
-    tokio::sync::mpsc::UnboundedReceiver<Outcome<Fut::Output>>,
-    u32,
-    ProcessId,
-)
+/// Spawns the root process of a run, in a new run group, with `deliver` called with its
+/// outcome: the body's value, or its exit reason if it ended first (it may be called again
+/// after the first; only the first counts). Returns its group and its id.
+fn start_root<M, F, Fut, D>(f: F, deliver: D) -> (u32, ProcessId)
 where
     M: Send + 'static,
     F: FnOnce(Process<M>) -> Fut,
     Fut: Future + Send + 'static,
     Fut::Output: Send + 'static,
+    D: Fn(Result<Fut::Output, ExitReason>) + Clone + Send + Sync + 'static,
 {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let on_exit = tx.clone();
+    let on_exit = deliver.clone();
     let group = teardown::new_group();
     let root = SpawnOptions::new()
         .run_group(group)
         .on_exit(move |reason| {
-            // Only reached first when the body did not finish (the body's `Ok` is queued
+            // Only reached first when the body did not finish (the body's `Ok` is delivered
             // before the process exits); the receiver takes the first value.
-            let _ = on_exit.send(Err(reason.clone()));
+            on_exit(Err(reason.clone()));
         })
         .spawn(move |p: Process<M>| {
             let body = f(p);
             async move {
                 let out = body.await;
-                let _ = tx.send(Ok(out));
+                deliver(Ok(out));
             }
         });
-    (rx, group, root.id())
+    (group, root.id())
+}
+
+/// Where [`run`]'s caller waits for the root's outcome: the first value delivered, or
+/// [`ExitReason::NoProc`] once every [`Outcome`] is gone without delivering one. All state
+/// sits under one mutex and the caller parks between looks (an unpark before the park
+/// makes it return at once), so there is no lock-free protocol here.
+struct Handoff<T> {
+    state: Mutex<HandoffState<T>>,
+    waiter: Thread,
+}
+
+struct HandoffState<T> {
+    value: Option<Result<T, ExitReason>>,
+    /// [`Outcome`]s alive: the body's and the exit callback's.
+    senders: usize,
+    /// A value was delivered (and perhaps taken): later ones are dropped.
+    done: bool,
+}
+
+impl<T> Handoff<T> {
+    fn new() -> Self {
+        Handoff {
+            state: Mutex::new(HandoffState {
+                value: None,
+                senders: 0,
+                done: false,
+            }),
+            waiter: std::thread::current(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HandoffState<T>> {
+        // A panic never happens under this lock, but a poisoned state is still valid.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Blocks the calling thread (the one that made the handoff) until an outcome comes.
+    fn wait(&self) -> Result<T, ExitReason> {
+        loop {
+            {
+                let mut state = self.lock();
+                if let Some(out) = state.value.take() {
+                    return out;
+                }
+                if state.senders == 0 {
+                    return Err(ExitReason::NoProc);
+                }
+            }
+            std::thread::park();
+        }
+    }
+}
+
+/// The sending side of a [`Handoff`]: cloned for the body and the exit callback.
+struct Outcome<T>(Arc<Handoff<T>>);
+
+impl<T> Outcome<T> {
+    fn new(handoff: Arc<Handoff<T>>) -> Self {
+        handoff.lock().senders += 1;
+        Outcome(handoff)
+    }
+
+    fn deliver(&self, out: Result<T, ExitReason>) {
+        {
+            let mut state = self.0.lock();
+            if state.done {
+                return;
+            }
+            state.done = true;
+            state.value = Some(out);
+        }
+        self.0.waiter.unpark();
+    }
+}
+
+impl<T> Clone for Outcome<T> {
+    fn clone(&self) -> Self {
+        Outcome::new(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Drop for Outcome<T> {
+    fn drop(&mut self) {
+        let last = {
+            let mut state = self.0.lock();
+            state.senders -= 1;
+            state.senders == 0
+        };
+        if last {
+            self.0.waiter.unpark();
+        }
+    }
 }

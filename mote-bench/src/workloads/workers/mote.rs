@@ -66,14 +66,23 @@ fn master_slave(n: u64) -> Result<Measured<u64>> {
 }
 
 /// W worker processes spawned before the clock; the master sends runs round-robin, each
-/// worker sends the master the count of every run it receives (`None` ends a worker).
+/// worker sends the master the count of every run it receives ([`STOP`] ends a worker).
+///
+/// The runs are plain `Items`, 16 bytes as in the tokio program, not `Option<Items>`: the
+/// master queues most of the 50,000 runs before the workers take them, so the 24 bytes of
+/// an `Option` made mote's peak RSS about 0.4 MB higher than tokio's for the same work
+/// (tokio's workers end when their channel closes, which needs no message).
 fn push(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
     mote_main(move |mut main: Process<u64>| async move {
         let master = main.pid();
         let workers: Vec<_> = (0..w)
             .map(|_| {
-                mote::spawn(move |mut worker: Process<Option<Items>>| async move {
-                    while let Some(run) = worker.recv().await {
+                mote::spawn(move |mut worker: Process<Items>| async move {
+                    loop {
+                        let run = worker.recv().await;
+                        if run == STOP {
+                            return;
+                        }
                         master.send(count_items(run));
                     }
                 })
@@ -82,15 +91,18 @@ fn push(w: usize, n: u64, batch: u64) -> Result<Measured<u64>> {
         let start = Instant::now();
         let mut runs = 0;
         for (run, worker) in batches(n, batch).zip(workers.iter().cycle()) {
-            worker.send(Some(run));
+            worker.send(run);
             runs += 1;
         }
         let sum = collect(&mut main, runs).await;
         let wall_ms = ms_since(start);
-        workers.iter().for_each(|worker| worker.send(None));
+        workers.iter().for_each(|worker| worker.send(STOP));
         Ok(Measured::new(wall_ms, sum))
     })
 }
+
+/// The run that ends a `push` worker: empty (`lo > hi`), so never one of [`batches`]'s.
+const STOP: Items = (1, 0);
 
 /// A worker's request for the next run, with the count of the run it just finished.
 struct Ask {

@@ -15,7 +15,8 @@ use super::Scheduler;
 pub(crate) struct Config {
     /// Scheduler threads (default: one per available core).
     pub(crate) workers: Option<usize>,
-    /// The tokio runtime for IO and timers (default: a private one, with one thread).
+    /// The tokio runtime for IO and timers (default: a private current-thread runtime, driven
+    /// by one thread of its own, `mote-io`).
     pub(crate) tokio: Option<tokio::runtime::Handle>,
 }
 
@@ -23,8 +24,6 @@ struct Global {
     scheduler: Arc<Scheduler>,
     tokio: tokio::runtime::Handle,
     workers: usize,
-    /// The tokio runtime we started, if we were given none; kept alive forever.
-    _owned_tokio: Option<tokio::runtime::Runtime>,
 }
 
 static GLOBAL: OnceLock<Global> = OnceLock::new();
@@ -75,17 +74,9 @@ fn start(config: Config) -> Global {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let (tokio, owned) = match config.tokio {
-        Some(handle) => (handle, None),
-        None => {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("mote-io")
-                .enable_all()
-                .build()
-                .expect("starting mote's tokio runtime for IO and timers");
-            (rt.handle().clone(), Some(rt))
-        }
+    let tokio = match config.tokio {
+        Some(handle) => handle,
+        None => private_tokio(),
     };
     crate::rt::crash_report::install_panic_hook();
     let scheduler = Scheduler::start(workers, tokio.clone());
@@ -93,6 +84,29 @@ fn start(config: Config) -> Global {
         scheduler,
         tokio,
         workers,
-        _owned_tokio: owned,
     }
+}
+
+/// Starts mote's own tokio runtime: a current-thread runtime whose `block_on` runs forever
+/// on a thread of its own, `mote-io`, so that the tasks spawned on it (the timeout wheel's
+/// drivers, `tokio::spawn` from processes) and its IO and timer drivers run there, and
+/// processes reach it through the handle their workers enter.
+///
+/// Not a one-worker multi-thread runtime, as it was: that worker keeps a moving average
+/// of its poll times with `f64::powf`, whose code and tables in libm, with the
+/// multi-thread scheduler's own, were resident in every run that armed a timeout
+/// (page-fault records of the `call` benchmark, see docs/design.md). What processes can do
+/// with tokio is the same: `tokio::task::block_in_place` inside a process runs its closure
+/// in place with either, since a worker only enters the handle.
+fn private_tokio() -> tokio::runtime::Handle {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("starting mote's tokio runtime for IO and timers");
+    let handle = rt.handle().clone();
+    std::thread::Builder::new()
+        .name("mote-io".into())
+        .spawn(move || rt.block_on(std::future::pending::<()>()))
+        .expect("spawning mote's IO thread");
+    handle
 }
