@@ -8,8 +8,6 @@
 //! owned by `rt::scheduler::global`; this module only hands it a configuration.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::thread::Thread;
 
 use crate::process::handle::Process;
 use crate::process::spawn::SpawnOptions;
@@ -147,13 +145,15 @@ where
     if crate::rt::current::current().is_some() {
         return Err(ExitReason::custom(NESTED_RUN));
     }
-    // The calling thread parks until the outcome comes, rather than waiting on a tokio
-    // channel: `blocking_recv` alone faults in pages of tokio's code that a program which
-    // never uses tokio directly would not touch (peak RSS, see docs/design.md).
-    let handoff = Arc::new(Handoff::new());
-    let outcome = Outcome::new(Arc::clone(&handoff));
-    let (group, root) = start_root(f, move |out| outcome.deliver(out));
-    let out = handoff.wait();
+    // The calling thread waits on a std channel, not a tokio one: `blocking_recv` alone
+    // faults in pages of tokio's code that a program which never uses tokio directly would
+    // not touch (peak RSS, see docs/design.md "Baseline memory"). The first value is the
+    // outcome; every sender gone without one means the root vanished.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (group, root) = start_root(f, move |out| {
+        let _ = tx.send(out);
+    });
+    let out = rx.recv().unwrap_or(Err(ExitReason::NoProc));
     teardown::end_group_blocking(group, root);
     out
 }
@@ -216,96 +216,4 @@ where
             }
         });
     (group, root.id())
-}
-
-/// Where [`run`]'s caller waits for the root's outcome: the first value delivered, or
-/// [`ExitReason::NoProc`] once every [`Outcome`] is gone without delivering one. All state
-/// sits under one mutex and the caller parks between looks (an unpark before the park
-/// makes it return at once), so there is no lock-free protocol here.
-struct Handoff<T> {
-    state: Mutex<HandoffState<T>>,
-    waiter: Thread,
-}
-
-struct HandoffState<T> {
-    value: Option<Result<T, ExitReason>>,
-    /// [`Outcome`]s alive: the body's and the exit callback's.
-    senders: usize,
-    /// A value was delivered (and perhaps taken): later ones are dropped.
-    done: bool,
-}
-
-impl<T> Handoff<T> {
-    fn new() -> Self {
-        Handoff {
-            state: Mutex::new(HandoffState {
-                value: None,
-                senders: 0,
-                done: false,
-            }),
-            waiter: std::thread::current(),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HandoffState<T>> {
-        // A panic never happens under this lock, but a poisoned state is still valid.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Blocks the calling thread (the one that made the handoff) until an outcome comes.
-    fn wait(&self) -> Result<T, ExitReason> {
-        loop {
-            {
-                let mut state = self.lock();
-                if let Some(out) = state.value.take() {
-                    return out;
-                }
-                if state.senders == 0 {
-                    return Err(ExitReason::NoProc);
-                }
-            }
-            std::thread::park();
-        }
-    }
-}
-
-/// The sending side of a [`Handoff`]: cloned for the body and the exit callback.
-struct Outcome<T>(Arc<Handoff<T>>);
-
-impl<T> Outcome<T> {
-    fn new(handoff: Arc<Handoff<T>>) -> Self {
-        handoff.lock().senders += 1;
-        Outcome(handoff)
-    }
-
-    fn deliver(&self, out: Result<T, ExitReason>) {
-        {
-            let mut state = self.0.lock();
-            if state.done {
-                return;
-            }
-            state.done = true;
-            state.value = Some(out);
-        }
-        self.0.waiter.unpark();
-    }
-}
-
-impl<T> Clone for Outcome<T> {
-    fn clone(&self) -> Self {
-        Outcome::new(Arc::clone(&self.0))
-    }
-}
-
-impl<T> Drop for Outcome<T> {
-    fn drop(&mut self) {
-        let last = {
-            let mut state = self.0.lock();
-            state.senders -= 1;
-            state.senders == 0
-        };
-        if last {
-            self.0.waiter.unpark();
-        }
-    }
 }
