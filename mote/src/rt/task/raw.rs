@@ -175,11 +175,6 @@ impl Runnable {
         Runnable { ptr }
     }
 
-    fn header(&self) -> &Header {
-        // SAFETY: the runnable's reference keeps the allocation live.
-        unsafe { self.ptr.as_ref() }
-    }
-
     /// A new waker of the task (one more reference).
     pub(crate) fn waker(&self) -> Waker {
         // SAFETY: the runnable's reference keeps the task live while the clone is made.
@@ -287,13 +282,5 @@ impl Drop for Runnable {
     fn drop(&mut self) {
         // SAFETY: the runnable's right to run and its reference, given up.
         unsafe { complete(self.ptr) };
-    }
-}
-
-impl std::fmt::Debug for Runnable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runnable")
-            .field("state", &self.header().state.load(Ordering::Relaxed))
-            .finish()
     }
 }
