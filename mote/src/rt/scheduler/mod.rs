@@ -10,12 +10,14 @@
 //! Each worker owns a FIFO deque (crossbeam-deque) plus a one-task LIFO slot: a process woken
 //! by the one running (the receiver of a message just sent) runs next on the same thread,
 //! while its cache lines are warm. At most [`MAX_LIFO_STREAK`] LIFO runs happen in a row, so
-//! two processes playing ping-pong cannot starve the rest of the queue. Idle workers cannot
-//! steal from the slot; a task that waits there behind a long poll is moved to the global
-//! injector by the watchdog (`watchdog.rs`, with the slot's handshake in `lifo.rs`), which
-//! wakes an idle worker for it. A task that yields (its receive budget ran out) goes to the
-//! back of the deque. Idle workers steal from the global injector and from each other, then
-//! spin for a while ([`SPIN`]) and only then sleep on a condition variable.
+//! two processes playing ping-pong cannot starve the rest of the queue (with nothing queued
+//! and the spawn stack empty, the streak's end runs the slot's task at once: there is nothing
+//! to be fair to). Idle workers cannot steal from the slot; a task that waits there behind a
+//! long poll is moved to the global injector by the watchdog (`watchdog.rs`, with the slot's
+//! handshake in `lifo.rs`), which wakes an idle worker for it. A task that yields (its
+//! receive budget ran out) goes to the back of the deque. Idle workers steal from the global
+//! injector and from each other, then spin for a while ([`SPIN`]) and only then sleep on a
+//! condition variable.
 //!
 //! A process spawned on a worker whose queue is already deep goes to the worker's *spawn
 //! stack* instead (a LIFO deque run before the queue, newest first), so that a spawning tree

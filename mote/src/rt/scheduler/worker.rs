@@ -147,6 +147,13 @@ pub(super) fn run(
                     return Some(task);
                 }
             } else if let Some(task) = lifo.take() {
+                // The streak's end lets the queue's tasks run first; with none queued the
+                // task would be pushed only to be popped again at once (a locked
+                // instruction and a deque round trip every fourth hop of a ping-pong).
+                if local.queue.is_empty() && local.stack.is_empty() {
+                    lifo_streak = 0;
+                    return Some(task);
+                }
                 local.queue.push(task);
             }
             lifo_streak = 0;
