@@ -175,17 +175,41 @@ mod tsc {
 
     /// Whether the kernel reads its own clock from the counter, and the processor says the
     /// counter runs at a constant rate and through sleep states.
+    ///
+    /// The processor's word is CPUID's "invariant TSC" bit (leaf 0x8000_0007, EDX bit 8),
+    /// the bit from which Linux sets both `constant_tsc` and `nonstop_tsc` in
+    /// `/proc/cpuinfo`, which this read before: that file is several KiB per core, read
+    /// into a heap string by the first worker that armed a timeout, two pages of peak RSS
+    /// in a small program (see docs/design.md "Baseline memory").
     pub(super) fn usable() -> bool {
-        let source = std::fs::read_to_string(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        );
-        let flags = std::fs::read_to_string("/proc/cpuinfo");
-        source.is_ok_and(|s| s.trim() == "tsc")
-            && flags.is_ok_and(|f| {
-                let first = f.lines().find(|l| l.starts_with("flags")).unwrap_or("");
-                let has = |flag| first.split_whitespace().any(|w| w == flag);
-                has("constant_tsc") && has("nonstop_tsc")
-            })
+        const POWER_LEAF: u32 = 0x8000_0007;
+        const INVARIANT_TSC: u32 = 1 << 8;
+        source_is_tsc()
+            && core::arch::x86_64::__cpuid(0x8000_0000).eax >= POWER_LEAF
+            && core::arch::x86_64::__cpuid(POWER_LEAF).edx & INVARIANT_TSC != 0
+    }
+
+    /// Whether the kernel's clock source is the counter. Read into a buffer on the stack:
+    /// `read_to_string` sizes its heap buffer by the file's stated size, a page for a
+    /// sysfs file.
+    fn source_is_tsc() -> bool {
+        use std::io::Read;
+        let mut buf = [0u8; 16];
+        let Ok(mut file) =
+            std::fs::File::open("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        else {
+            return false;
+        };
+        let mut len = 0;
+        while len < buf.len() {
+            match file.read(&mut buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        buf[..len].trim_ascii() == b"tsc"
     }
 
     /// Counter ticks in a quarter of [`SLACK_NANOS`], at the rate of two readings.
@@ -390,6 +414,24 @@ mod tests {
             );
         }
         let _ = from_counter;
+    }
+
+    /// CPUID's invariant-TSC bit says what the kernel's `constant_tsc` and `nonstop_tsc`
+    /// flags say (the kernel sets both from it).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn cpuid_agrees_with_the_kernels_flags() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let first = info.lines().find(|l| l.starts_with("flags")).unwrap_or("");
+        let has = |flag| first.split_whitespace().any(|w| w == flag);
+        let kernel = has("constant_tsc") && has("nonstop_tsc");
+        let clocksource = std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .is_ok_and(|s| s.trim() == "tsc");
+        assert_eq!(tsc::usable(), kernel && clocksource);
     }
 
     /// The rate is measured from two readings; a counter that went back, or ran slower
