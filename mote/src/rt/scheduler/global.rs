@@ -74,13 +74,12 @@ fn start(config: Config) -> Global {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let own_tokio = config.tokio.is_none();
     let tokio = match config.tokio {
         Some(handle) => handle,
         None => private_tokio(),
     };
     crate::rt::crash_report::install_panic_hook();
-    let scheduler = Scheduler::start(workers, tokio.clone(), own_tokio);
+    let scheduler = Scheduler::start(workers, tokio.clone());
     Global {
         scheduler,
         tokio,
@@ -90,7 +89,7 @@ fn start(config: Config) -> Global {
 
 /// Starts mote's own tokio runtime: a current-thread runtime whose `block_on` runs forever
 /// on a thread of its own, `mote-io`, so that the tasks spawned on it (the timeout wheel's
-/// drivers, the scheduler's watchdog, `tokio::spawn` from processes) and its IO and timer drivers run there, and
+/// drivers, `tokio::spawn` from processes) and its IO and timer drivers run there, and
 /// processes reach it through the handle their workers enter.
 ///
 /// Not a one-worker multi-thread runtime, as it was: that worker keeps a moving average

@@ -155,14 +155,8 @@ pub(crate) struct WorkerSnapshot {
 }
 
 impl Scheduler {
-    /// Starts `workers` threads, each with the tokio handle entered. `own_tokio`: the
-    /// handle is mote's own runtime, which always runs, so the watchdog runs on it as a
-    /// task rather than on a thread of its own (see `watchdog::run_on_tokio`).
-    pub(crate) fn start(
-        workers: usize,
-        tokio: tokio::runtime::Handle,
-        own_tokio: bool,
-    ) -> Arc<Scheduler> {
+    /// Starts `workers` threads, each with the tokio handle entered.
+    pub(crate) fn start(workers: usize, tokio: tokio::runtime::Handle) -> Arc<Scheduler> {
         let locals: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_fifo()).collect();
         let stacks: Vec<Worker<Runnable>> = (0..workers).map(|_| Worker::new_lifo()).collect();
         let scheduler = Arc::new(Scheduler {
@@ -182,9 +176,7 @@ impl Scheduler {
             watchdog: Watchdog::default(),
             spinning: CachePadded::default(),
         });
-        if workers > 1 && own_tokio {
-            tokio.spawn(watchdog::run_on_tokio(Arc::clone(&scheduler)));
-        } else if workers > 1 {
+        if workers > 1 {
             let scheduler = Arc::clone(&scheduler);
             std::thread::Builder::new()
                 .name("mote-watchdog".into())

@@ -1,7 +1,5 @@
-//! The watchdog: a loop that frees a task stuck in a busy worker's LIFO slot (like Go's
-//! sysmon retaking a P from a long-running goroutine). It runs as a task on mote's own
-//! tokio runtime (the `mote-io` thread, [`run_on_tokio`]), or, when the program gave mote
-//! its own tokio handle, on a thread of its own ([`run`]).
+//! The watchdog: a thread that frees a task stuck in a busy worker's LIFO slot (like Go's
+//! sysmon retaking a P from a long-running goroutine).
 //!
 //! A process woken by the running one waits in that worker's LIFO slot, which idle workers
 //! cannot steal from, and no idle worker is woken for it (that would be a system call per
@@ -24,9 +22,8 @@
 //! only when the OS takes the worker's CPU away for a millisecond or more; moving the task
 //! to an idle worker is then a gain too.
 //!
-//! The watchdog parks when every worker sleeps (no idle CPU cost; the task awaits a
-//! `Notify`, whose kept permit stands for a kept unpark), and the first worker to wake
-//! unparks it: the watchdog sets `parked` then reads the idle count, a worker
+//! The watchdog parks when every worker sleeps (no idle CPU cost), and the first worker
+//! to wake unparks it: the watchdog sets `parked` then reads the idle count, a worker
 //! lowers the idle count then reads `parked`, with a `SeqCst` fence between on each side,
 //! so one sees the other (checked by the loom model below).
 
@@ -52,11 +49,7 @@ const MAX_INTERVAL: Duration = Duration::from_millis(16);
 #[derive(Default)]
 pub(super) struct Watchdog {
     parking: Parking,
-    /// The watchdog's thread, when it runs on one of its own ([`run`]).
     thread: OnceLock<Thread>,
-    /// What wakes the watchdog when it runs as a task on mote's own tokio runtime
-    /// ([`run_on_tokio`]): a `notify_one` with no waiter is kept, as an unpark is.
-    task: tokio::sync::Notify,
 }
 
 impl Watchdog {
@@ -65,11 +58,8 @@ impl Watchdog {
     #[inline]
     pub(super) fn worker_awake(&self) {
         if self.parking.should_unpark() {
-            // A thread watchdog sets its handle before it first parks, so while `parked`
-            // can be set, no handle means the task.
-            match self.thread.get() {
-                Some(thread) => thread.unpark(),
-                None => self.task.notify_one(),
+            if let Some(thread) = self.thread.get() {
+                thread.unpark();
             }
         }
     }
@@ -86,19 +76,8 @@ impl Parking {
     /// The watchdog's side: if `all_idle`, parks (with `park`, which may return spuriously)
     /// until a worker that woke since clears `parked`.
     fn park_while_idle(&self, all_idle: impl Fn() -> bool, park: impl Fn()) {
-        if self.begin_park(all_idle) {
-            while self.still_parked() {
-                park();
-            }
-        }
-    }
-
-    /// The watchdog's side, up to the park: whether it must park (`all_idle`, and still so
-    /// after it set `parked`). Then it waits until [`Parking::still_parked`] says no,
-    /// parking in between (the task version awaits the notification instead).
-    fn begin_park(&self, all_idle: impl Fn() -> bool) -> bool {
         if !all_idle() {
-            return false;
+            return;
         }
         self.parked.store(true, Ordering::Relaxed);
         // Orders the store before the look at the idle count: pairs with the worker's fence.
@@ -106,16 +85,12 @@ impl Parking {
         if all_idle() {
             // A worker that wakes after our look sees `parked`, clears it and unparks us
             // (an unpark before the park is kept, so it cannot be lost).
-            true
+            while self.parked.load(Ordering::Acquire) {
+                park();
+            }
         } else {
             self.parked.store(false, Ordering::Relaxed);
-            false
         }
-    }
-
-    /// Whether no worker has woken (and cleared `parked`) since the watchdog parked.
-    fn still_parked(&self) -> bool {
-        self.parked.load(Ordering::Acquire)
     }
 
     /// The worker's side, after it lowered the idle count: whether it must unpark the
@@ -128,72 +103,27 @@ impl Parking {
     }
 }
 
-/// The watchdog thread's loop (never returns): with a tokio handle of the user's, whose
-/// threads mote cannot count on (a current-thread runtime runs only inside its
-/// `block_on`), the watchdog has a thread of its own.
+/// The watchdog thread's loop (never returns).
 pub(super) fn run(scheduler: &Scheduler) {
     let watchdog = &scheduler.watchdog;
     let _ = watchdog.thread.set(std::thread::current());
     let workers = scheduler.lifos.len();
-    let mut looks = Looks::new(workers);
+    // Per worker: its task count, its slot's task and whether its queue and its spawn stack
+    // held a task, at the last look.
+    let mut last: Vec<(u64, *mut (), bool, bool)> =
+        vec![(0, std::ptr::null_mut(), false, false); workers];
+    let mut interval = INTERVAL;
     loop {
         watchdog
             .parking
             .park_while_idle(|| scheduler.sleepers.idle() == workers, std::thread::park);
-        std::thread::sleep(looks.interval);
-        looks.look(scheduler);
-    }
-}
-
-/// The watchdog's loop as a task on mote's own tokio runtime (never returns): the same
-/// looks on the `mote-io` thread, which spends its time asleep in tokio's driver too, so
-/// the program has one thread less (its stack, its first heap page: about 12 KiB of peak
-/// RSS, see docs/design.md "Baseline memory"). Its sleeps are tokio's timers, which
-/// round up to the next millisecond, so a look comes up to a millisecond later than the
-/// thread's would.
-pub(super) async fn run_on_tokio(scheduler: std::sync::Arc<Scheduler>) {
-    let watchdog = &scheduler.watchdog;
-    let workers = scheduler.lifos.len();
-    let mut looks = Looks::new(workers);
-    loop {
-        if watchdog
-            .parking
-            .begin_park(|| scheduler.sleepers.idle() == workers)
-        {
-            while watchdog.parking.still_parked() {
-                watchdog.task.notified().await;
-            }
-        }
-        tokio::time::sleep(looks.interval).await;
-        looks.look(&scheduler);
-    }
-}
-
-/// What the watchdog saw at its last look, and how long it waits for the next.
-struct Looks {
-    /// Per worker: its task count, its slot's task (the address, only compared) and
-    /// whether its queue and its spawn stack held a task, at the last look.
-    last: Vec<(u64, usize, bool, bool)>,
-    interval: Duration,
-}
-
-impl Looks {
-    fn new(workers: usize) -> Self {
-        Looks {
-            last: vec![(0, 0, false, false); workers],
-            interval: INTERVAL,
-        }
-    }
-
-    /// One look at every worker, moving what waits behind a long poll; sets the interval
-    /// to the next look.
-    fn look(&mut self, scheduler: &Scheduler) {
-        self.interval = (self.interval * 2).min(MAX_INTERVAL);
+        std::thread::sleep(interval);
+        interval = (interval * 2).min(MAX_INTERVAL);
         let someone_sleeps = scheduler.sleepers.idle() > 0;
-        for (index, last) in self.last.iter_mut().enumerate() {
+        for (index, last) in last.iter_mut().enumerate() {
             let now = (
                 scheduler.stats[index].tasks.load(Ordering::Relaxed),
-                scheduler.lifos[index].peek().addr(),
+                scheduler.lifos[index].peek(),
                 !scheduler.stealers[index].is_empty(),
                 !scheduler.stacks[index].is_empty(),
             );
@@ -202,7 +132,7 @@ impl Looks {
             // steal it.
             if someone_sleeps && now.2 && now.0 == last.0 && last.2 {
                 scheduler.notify();
-                self.interval = INTERVAL;
+                interval = INTERVAL;
             }
             // Likewise tasks on its spawn stack, which no idle worker takes: move them all
             // to the injector (whose pushes wake sleepers).
@@ -210,14 +140,14 @@ impl Looks {
                 while let Some(task) = scheduler.stacks[index].steal().success() {
                     scheduler.inject(task);
                 }
-                self.interval = INTERVAL;
+                interval = INTERVAL;
             }
-            if someone_sleeps && now.1 != 0 && (now.0, now.1) == (last.0, last.1) {
+            if someone_sleeps && !now.1.is_null() && (now.0, now.1) == (last.0, last.1) {
                 // Stuck behind a poll that has lasted since the last look. If the owner is at
                 // its slot right now (it just finished the poll), leave the task to it.
                 if let Ok(Some(task)) = scheduler.lifos[index].steal() {
                     scheduler.inject(task);
-                    self.interval = INTERVAL;
+                    interval = INTERVAL;
                 }
             }
             *last = now;
