@@ -7,6 +7,12 @@
 //! A workload is a type implementing [`Workload`]; [`Entry::of`] turns it into the catalog's
 //! line, and every run goes through [`Entry::run`], which runs the body and then the
 //! workload's one [`Workload::check`], so the check cannot drift between runtimes.
+//!
+//! A variant that runs no runtime at all (`parsum serial`, `copy seq`, `workers serial`) is
+//! one `#[inline(never)]` function that every implementation calls. Inlined into each
+//! implementation's instance of the generic `run`, it was compiled once per implementation,
+//! at different addresses and alignments, and the same sequential code ran a few percent
+//! apart between `mote` and `tokio`.
 
 pub mod common;
 pub mod runtimes;

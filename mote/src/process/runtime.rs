@@ -149,8 +149,9 @@ where
     // faults in pages of tokio's code that a program which never uses tokio directly would
     // not touch (peak RSS, see docs/design.md "Baseline memory"). A bounded one of one
     // value, whose buffer is allocated here: the unbounded one allocates a block of 31
-    // values on the first send, a page of the worker's heap. The first value is the
-    // outcome (a later one, which never blocks, is never read); every sender gone without one means the root vanished.
+    // values on the first send, a page of the worker's heap. The root ends once, so one
+    // value ever crosses it (`try_send` never blocks a worker); every sender gone without
+    // one means the root vanished.
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let (group, root) = start_root(f, move |out| {
         let _ = tx.try_send(out);

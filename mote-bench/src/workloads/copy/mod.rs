@@ -123,10 +123,7 @@ fn run(on: &impl Parallel, variant: &str, p: &Params) -> Result<Measured<Vec<Cop
 
 /// The three computations one after another, `r` times, with no runtime.
 ///
-/// Never inlined: `run` is generic over the implementation, and inlined into each caller this
-/// code was compiled once per implementation, at different addresses, so the same sequential
-/// work ran a few percent apart between `mote` and `tokio`. Out of line, every implementation
-/// runs the one copy.
+/// Never inlined, so every implementation runs one copy (see the `workloads` module).
 #[inline(never)]
 fn sequential(data: &[i64], r: u64) -> Measured<Vec<CopyResults>> {
     let start = Instant::now();

@@ -70,10 +70,7 @@ fn run(on: &impl Parallel, variant: &str, p: &Params) -> Result<Measured<Vec<i64
 /// One loop in main. `black_box` keeps the compiler from hoisting the loop-invariant sum out
 /// of the repetitions, which would measure one sum instead of REPS.
 ///
-/// Never inlined: `run` is generic over the implementation, and inlined into each caller this
-/// loop was compiled once per implementation, at different addresses (and alignments), so the
-/// same sequential code ran a few percent apart between `mote` and `tokio`. Out of line, every
-/// implementation runs the one copy.
+/// Never inlined, so every implementation runs one copy (see the `workloads` module).
 #[inline(never)]
 fn serial(data: &[i64], reps: u64) -> Measured<Vec<i64>> {
     let start = Instant::now();

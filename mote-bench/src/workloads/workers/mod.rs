@@ -67,10 +67,7 @@ fn run(on: &impl Distribute, variant: &str, p: &Params) -> Result<Measured<u64>>
 
 /// The sum computed in one loop, with no runtime.
 ///
-/// Never inlined: `run` is generic over the implementation, and inlined into each caller this
-/// loop was compiled once per implementation, at different addresses, so the same sequential
-/// code could run apart between `mote` and `tokio`. Out of line, every implementation runs the
-/// one copy.
+/// Never inlined, so every implementation runs one copy (see the `workloads` module).
 #[inline(never)]
 fn serial(n: u64) -> Measured<u64> {
     let start = Instant::now();

@@ -189,26 +189,20 @@ mod tsc {
             && core::arch::x86_64::__cpuid(POWER_LEAF).edx & INVARIANT_TSC != 0
     }
 
+    /// The file naming the kernel's current clock source.
+    pub(super) const CLOCK_SOURCE: &str =
+        "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+
     /// Whether the kernel's clock source is the counter. Read into a buffer on the stack:
     /// `read_to_string` sizes its heap buffer by the file's stated size, a page for a
-    /// sysfs file.
+    /// sysfs file. A sysfs attribute comes whole in one read; a short or failed read only
+    /// turns the fast path off.
     fn source_is_tsc() -> bool {
         use std::io::Read;
         let mut buf = [0u8; 16];
-        let Ok(mut file) =
-            std::fs::File::open("/sys/devices/system/clocksource/clocksource0/current_clocksource")
-        else {
-            return false;
-        };
-        let mut len = 0;
-        while len < buf.len() {
-            match file.read(&mut buf[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
+        let len = std::fs::File::open(CLOCK_SOURCE)
+            .and_then(|mut file| file.read(&mut buf))
+            .unwrap_or(0);
         buf[..len].trim_ascii() == b"tsc"
     }
 
@@ -427,10 +421,8 @@ mod tests {
         let first = info.lines().find(|l| l.starts_with("flags")).unwrap_or("");
         let has = |flag| first.split_whitespace().any(|w| w == flag);
         let kernel = has("constant_tsc") && has("nonstop_tsc");
-        let clocksource = std::fs::read_to_string(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        )
-        .is_ok_and(|s| s.trim() == "tsc");
+        let clocksource =
+            std::fs::read_to_string(tsc::CLOCK_SOURCE).is_ok_and(|s| s.trim() == "tsc");
         assert_eq!(tsc::usable(), kernel && clocksource);
     }
 
