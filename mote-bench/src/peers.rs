@@ -7,6 +7,7 @@
 //! `SKIP <reason>`.
 
 use crate::harness::params::Params;
+use crate::workloads::Spec;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -80,6 +81,9 @@ pub struct PeerImpl {
     pub params: &'static [(&'static str, u64)],
     /// The workloads it runs; empty for all.
     pub only: &'static [&'static str],
+    /// The options it takes ([`crate::workloads::spec::THREADS`] and workloads'
+    /// [`crate::workloads::Spec::options`]); a scenario that sets any other is not run on it.
+    pub options: &'static [&'static str],
 }
 
 /// Every peer runtime, in interleaving order (after mote and tokio).
@@ -100,6 +104,7 @@ pub static PEERS: &[Peer] = &[
             leading: &[],
             params: &[],
             only: &[],
+            options: &["threads", "pairs"],
         }],
     },
     Peer {
@@ -122,6 +127,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &[],
                 params: &[],
                 only: &[],
+                options: &[],
             },
             PeerImpl {
                 name: "elixir_tuned",
@@ -130,6 +136,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &[],
                 params: &[("tuned", 1)],
                 only: &["million", "spawn", "fanin", "workers"],
+                options: &[],
             },
         ],
     },
@@ -154,6 +161,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &["clojure_agents"],
                 params: &[],
                 only: &["chain", "ring"],
+                options: &[],
             },
             PeerImpl {
                 name: "clojure_agents_tuned",
@@ -161,6 +169,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &["clojure_agents_tuned"],
                 params: &[],
                 only: &["chain", "ring"],
+                options: &[],
             },
             PeerImpl {
                 name: "clojure_async",
@@ -168,6 +177,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &["clojure_async"],
                 params: &[],
                 only: &[],
+                options: &[],
             },
             PeerImpl {
                 name: "clojure_async_buffered",
@@ -175,6 +185,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &["clojure_async_buffered"],
                 params: &[],
                 only: &["chain", "fanin", "workers"],
+                options: &[],
             },
         ],
     },
@@ -195,6 +206,7 @@ pub static PEERS: &[Peer] = &[
             leading: &[],
             params: &[],
             only: &[],
+            options: &[],
         }],
     },
 ];
@@ -204,6 +216,29 @@ pub fn find_impl(name: &str) -> Option<(&'static Peer, &'static PeerImpl)> {
     PEERS
         .iter()
         .find_map(|p| p.impls.iter().find(|i| i.name == name).map(|i| (p, i)))
+}
+
+/// Why peer implementation `imp` cannot run workload `spec` at `params`, if it cannot: a
+/// workload outside its `only` list, or an option it does not take. `None` for an
+/// implementation that is not a peer's.
+pub fn leaves_out(imp: &str, spec: &Spec, params: &Params) -> Option<String> {
+    let (_, pi) = find_impl(imp)?;
+    if !pi.only.is_empty() && !pi.only.contains(&spec.name) {
+        return Some(format!("{imp} runs only {}", pi.only.join(", ")));
+    }
+    let option = spec.options_set(params).find(|o| !pi.options.contains(o))?;
+    Some(format!("{imp} does not take the option {option}"))
+}
+
+/// The implementations that take `option`: mote and tokio take every option, a peer those
+/// its [`PeerImpl::options`] lists.
+pub fn takers(option: &str) -> Vec<&'static str> {
+    let peers = PEERS
+        .iter()
+        .flat_map(|p| p.impls)
+        .filter(|i| i.options.contains(&option))
+        .map(|i| i.name);
+    ["mote", "tokio"].into_iter().chain(peers).collect()
 }
 
 /// Finds `peers/`: `$MOTE_PEERS_DIR`, else the first `peers/` in the current directory or an

@@ -147,6 +147,7 @@ fn synthetic() -> SuiteResults {
             title: "chain (int): time vs processes M".into(),
             workload: "chain".into(),
             variants: vec!["int".into()],
+            fixed: Default::default(),
             param: "m".into(),
             values: vec![1000, 3000],
             metric: Metric::TimeMs,

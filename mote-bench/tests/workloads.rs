@@ -13,6 +13,7 @@ fn runners(spec: &mote_bench::workloads::Spec) -> Vec<InProcess> {
     on.extend(spec.styles_of("tokio").map(|s| {
         InProcess::Tokio(Tokio {
             style: Some(s.name),
+            ..Tokio::default()
         })
     }));
     on
@@ -125,6 +126,7 @@ fn unknown_variants_and_styles_are_usage_errors() {
     assert!(err.downcast_ref::<UsageError>().is_some());
     let styled = InProcess::Tokio(Tokio {
         style: Some("sideways"),
+        ..Tokio::default()
     });
     let err = entry.run(styled, "int", &params).unwrap_err();
     assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");

@@ -8,7 +8,9 @@
 // catalog (`mote-bench list`), which passes them all. Exactly one RESULT line
 // goes to stdout; everything else goes to stderr. A wrong answer exits with
 // status 1, a usage error (unknown workload, variant or param, or a missing
-// param) with status 2.
+// param) with status 2. Options follow the params: "threads=N" (every
+// workload: GOMAXPROCS) and a workload's own (pingpong's "pairs=P"); the
+// RESULT line prints them after the params, in the order given.
 //
 // Each workload is one file that registers itself in an init function.
 //
@@ -19,6 +21,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +37,7 @@ type outcome struct {
 type workload struct {
 	variants []string // nil: the workload has no variant ("-")
 	params   []string // in the contract's table order
+	options  []string // optional params beside "threads", absent from p unless given
 	run      func(variant string, p map[string]int) outcome
 }
 
@@ -43,7 +47,25 @@ var workloads = map[string]workload{}
 // register adds a workload: its variants (nil when it has none), its params
 // in the order the RESULT line prints them, and its run function.
 func register(name string, variants []string, params []string, run func(string, map[string]int) outcome) {
-	workloads[name] = workload{variants, params, run}
+	workloads[name] = workload{variants, params, nil, run}
+}
+
+// takesOptions declares the optional params of a registered workload (pingpong's
+// "pairs"). Every workload also takes "threads", which sets GOMAXPROCS.
+func takesOptions(name string, options ...string) {
+	w := workloads[name]
+	w.options = options
+	workloads[name] = w
+}
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // usage reports a usage error and exits with status 2.
@@ -88,24 +110,30 @@ func main() {
 	}
 
 	p := make(map[string]int, len(w.params))
+	var given []string // the options given, in order, for the RESULT line
 	for _, kv := range args[2:] {
 		eq := strings.IndexByte(kv, '=')
 		if eq <= 0 {
 			usage("param %q is not k=v", kv)
 		}
 		k, v := kv[:eq], kv[eq+1:]
-		known := false
-		for _, name := range w.params {
-			known = known || name == k
-		}
-		if !known {
-			usage("unknown param %q for %s (params: %s)", k, name, strings.Join(w.params, ", "))
+		option := k == "threads" || contains(w.options, k)
+		if !option && !contains(w.params, k) {
+			usage("unknown param %q for %s (params: %s; options: %s)", k, name,
+				strings.Join(w.params, ", "), strings.Join(append(w.options, "threads"), ", "))
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			usage("param %s=%q is not a non-negative integer", k, v)
+		if err != nil || n < 0 || (option && n == 0) {
+			usage("param %s=%q is not a non-negative integer (an option's is positive)", k, v)
+		}
+		if option {
+			given = append(given, k)
 		}
 		p[k] = n
+	}
+	if t, ok := p["threads"]; ok {
+		// The option every workload takes: how many threads run goroutines at once.
+		runtime.GOMAXPROCS(t)
 	}
 	for _, k := range w.params {
 		if _, given := p[k]; !given {
@@ -117,7 +145,7 @@ func main() {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "RESULT bench=%s impl=go variant=%s", name, variant)
-	for _, k := range w.params {
+	for _, k := range append(w.params, given...) {
 		fmt.Fprintf(&b, " %s=%d", k, p[k])
 	}
 	fmt.Fprintf(&b, " wall_ms=%s", ms(out.wall))

@@ -4,7 +4,7 @@
 use crate::catalog::WORKLOADS;
 use crate::cli::ListArgs;
 use crate::peers::{self, version_of, Peers, PEERS};
-use crate::workloads::spec::Spec;
+use crate::workloads::spec::{Spec, THREADS};
 use std::process::ExitCode;
 
 /// Runs the subcommand.
@@ -14,6 +14,11 @@ pub fn main(args: ListArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     println!("Workloads (param=quick/standard/full):");
+    println!(
+        "  every workload takes the option {}: the runtime's worker threads (one per core when \
+         absent)",
+        with_takers(&[THREADS], false)
+    );
     for w in WORKLOADS.iter().map(|e| e.spec) {
         let params: Vec<String> = w
             .params
@@ -23,11 +28,7 @@ pub fn main(args: ListArgs) -> ExitCode {
         println!("  {:<9} variants: {}", w.name, variants(w).join(", "));
         println!("  {:<9} params:   {}", "", params.join(" "));
         if !w.options.is_empty() {
-            println!(
-                "  {:<9} options:  {} (mote and tokio only)",
-                "",
-                w.options.join(", ")
-            );
+            println!("  {:<9} options:  {}", "", with_takers(w.options, false));
         }
         for s in w.styles {
             println!("  {:<9} style:    {}:{}: {}", "", s.imp, s.name, s.summary);
@@ -75,6 +76,17 @@ pub fn main(args: ListArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `batch (mote, tokio); pairs (mote, tokio, go)`: options and who takes them (in Markdown,
+/// the names as code).
+fn with_takers(options: &[&str], markdown: bool) -> String {
+    let tick = if markdown { "`" } else { "" };
+    options
+        .iter()
+        .map(|o| format!("{tick}{o}{tick} ({})", peers::takers(o).join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 fn variants(w: &Spec) -> Vec<&'static str> {
     if w.variants.is_empty() {
         vec!["-"]
@@ -94,7 +106,7 @@ pub fn markdown_table() -> String {
             .join(", ")
     };
     let mut out = String::from(
-        "| workload | variants | parameters: quick / standard / full | options (Rust only) \
+        "| workload | variants | parameters: quick / standard / full | options (who takes them) \
          | styles | what is measured |\n|---|---|---|---|---|---|\n",
     );
     for w in WORKLOADS.iter().map(|e| e.spec) {
@@ -114,7 +126,7 @@ pub fn markdown_table() -> String {
             w.name,
             code(&variants(w)),
             params.join("; "),
-            code(w.options),
+            with_takers(w.options, true),
             code(&styles),
             w.summary
         ));

@@ -13,7 +13,8 @@ use crate::harness::rusage::{self_peak_rss_kb, Exit};
 use crate::harness::{child, interrupt};
 use crate::impls::Impl;
 use crate::peers::{self, Peers};
-use crate::workloads::spec::UsageError;
+use crate::workloads::runtimes;
+use crate::workloads::spec::{self, UsageError, THREADS};
 use crate::workloads::{Entry, InProcess, Tokio};
 use anyhow::Result;
 use std::process::ExitCode;
@@ -23,8 +24,17 @@ use std::time::Duration;
 pub fn main(args: RunArgs) -> ExitCode {
     match resolve(&args) {
         Ok(r) => match r.imp.base() {
-            "mote" => run_here(&r, InProcess::Mote),
-            "tokio" => run_here(&r, InProcess::Tokio(Tokio { style: r.style })),
+            "mote" => match r.threads.map(runtimes::mote_threads).transpose() {
+                Ok(_) => run_here(&r, InProcess::Mote),
+                Err(e) => report_error(&e),
+            },
+            "tokio" => run_here(
+                &r,
+                InProcess::Tokio(Tokio {
+                    style: r.style,
+                    threads: r.threads,
+                }),
+            ),
             _ => through_peer(&r),
         },
         Err(e) => report_error(&e),
@@ -39,6 +49,8 @@ struct Resolved {
     entry: &'static Entry,
     variant: &'static str,
     params: Params,
+    /// The option [`THREADS`], when set.
+    threads: Option<usize>,
 }
 
 fn resolve(args: &RunArgs) -> Result<Resolved> {
@@ -48,9 +60,14 @@ fn resolve(args: &RunArgs) -> Result<Resolved> {
         Some(name) => Some(entry.spec.resolve_style(imp.base(), name)?.name),
         None => None,
     };
+    let params = entry.spec.resolve_params(args.size(), &args.params)?;
+    if let Some(why) = peers::leaves_out(imp.base(), entry.spec, &params) {
+        return Err(spec::usage(why));
+    }
     Ok(Resolved {
         variant: entry.spec.resolve_variant(args.variant.as_deref())?,
-        params: entry.spec.resolve_params(args.size(), &args.params)?,
+        threads: params.get_usize(THREADS).ok(),
+        params,
         imp,
         style,
         entry,

@@ -9,6 +9,7 @@ use crate::impls;
 use crate::report;
 use crate::suite::compare::compare;
 use crate::suite::model::Status;
+use crate::suite::plan::Sweeps;
 use crate::suite::{self, SuiteOptions};
 use crate::workloads::spec::Size;
 use anyhow::Result;
@@ -30,6 +31,7 @@ pub fn main(args: SuiteArgs) -> ExitCode {
 pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
     let impls = match &args.impls {
         Some(list) => impls::parse_list(list)?,
+        None if args.scaling => impls::parse_list("mote,tokio,go")?,
         None => impls::default_for(args.full),
     };
     let workloads = args
@@ -56,7 +58,11 @@ pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
         impls,
         workloads,
         timeout: Duration::from_secs(args.timeout.max(1)),
-        sweeps: !args.no_sweeps,
+        sweeps: match (args.scaling, args.no_sweeps) {
+            (true, _) => Sweeps::Scaling,
+            (false, true) => Sweeps::Off,
+            (false, false) => Sweeps::Suite,
+        },
         out: args.out.clone(),
     })
 }

@@ -43,7 +43,6 @@ impl Params {
         }
     }
 
-    /// The pairs in order.
     /// Appends a parameter (after the contract's ones).
     pub fn push(&mut self, name: &str, value: u64) {
         self.0.push((name.to_string(), value));
@@ -56,6 +55,7 @@ impl Params {
             .then(|| Params(self.0[prefix.0.len()..].to_vec()))
     }
 
+    /// The pairs in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
         self.0.iter().map(|(k, v)| (k.as_str(), *v))
     }

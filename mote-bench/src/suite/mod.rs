@@ -39,8 +39,8 @@ pub struct SuiteOptions {
     pub workloads: Vec<String>,
     /// Per-run timeout.
     pub timeout: Duration,
-    /// Whether to run the sweeps.
-    pub sweeps: bool,
+    /// Which sweeps to run (the scaling study runs its sweeps alone).
+    pub sweeps: plan::Sweeps,
     /// Where `results.json` is kept up to date while the suite runs.
     pub out: PathBuf,
 }
@@ -351,7 +351,7 @@ mod tests {
             impls: vec![Impl::mote(), Impl::tokio()],
             workloads: vec!["chain".into(), "ring".into()],
             timeout: Duration::from_secs(60),
-            sweeps: false,
+            sweeps: plan::Sweeps::Off,
             out: PathBuf::from("unused"),
         }
     }

@@ -140,6 +140,10 @@ pub struct Sweep {
     pub workload: String,
     /// Variants drawn (one line per implementation and variant).
     pub variants: Vec<String>,
+    /// Options every point sets besides the swept one (the scaling study's pingpong runs
+    /// many pairs).
+    #[serde(default)]
+    pub fixed: Params,
     /// The parameter on the x axis.
     pub param: String,
     /// The values it takes.

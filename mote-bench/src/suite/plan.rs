@@ -7,7 +7,7 @@ use crate::catalog;
 use crate::harness::params::Params;
 use crate::impls::Impl;
 use crate::peers;
-use crate::workloads::spec::{Size, Spec, NO_VARIANT};
+use crate::workloads::spec::{Size, Spec, NO_VARIANT, THREADS};
 use crate::workloads::Entry;
 
 /// The sweeps of the contract ("chain over M, million over K, workers over W = 1..cores"),
@@ -27,6 +27,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "chain (int): time vs processes M".into(),
             workload: "chain".into(),
             variants: vec!["int".into()],
+            fixed: Params::default(),
             param: "m".into(),
             values: pick(
                 &[100, 300, 1_000, 3_000],
@@ -41,6 +42,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "million: peak RSS vs idle processes K".into(),
             workload: "million".into(),
             variants: vec![NO_VARIANT.into()],
+            fixed: Params::default(),
             param: "k".into(),
             values: pick(
                 &[2_000, 20_000, 200_000],
@@ -55,6 +57,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "call: time vs concurrent clients, callers (Rust only)".into(),
             workload: "call".into(),
             variants: vec![NO_VARIANT.into()],
+            fixed: Params::default(),
             param: "callers".into(),
             values: pick(
                 &[1, 100, 10_000],
@@ -69,6 +72,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "copy (par): time vs tasks per computation, chunks (Rust only)".into(),
             workload: "copy".into(),
             variants: vec!["par".into()],
+            fixed: Params::default(),
             param: "chunks".into(),
             values: pick(&[1, 4], &[1, 4], &[1, 2, 4, 8]),
             metric: Metric::TimeMs,
@@ -79,6 +83,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "workers (push, steal): time vs workers W".into(),
             workload: "workers".into(),
             variants: vec!["push".into(), "steal".into()],
+            fixed: Params::default(),
             param: "w".into(),
             values: (1..=cores.max(1) as u64).collect(),
             metric: Metric::TimeMs,
@@ -89,6 +94,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
             title: "workers (push, steal): time vs items per message, batch (Rust only)".into(),
             workload: "workers".into(),
             variants: vec!["push".into(), "steal".into()],
+            fixed: Params::default(),
             param: "batch".into(),
             values: pick(&[1, 100], &[1, 100], &[1, 10, 100, 1_000]),
             metric: Metric::TimeMs,
@@ -97,41 +103,98 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
     ]
 }
 
+/// The pairs of the scaling study's `pingpong`: enough independent exchanges to keep 16
+/// threads busy (the suite's `pingpong` is one pair, a sequential exchange).
+pub const SCALING_PAIRS: u64 = 100;
+
+/// The thread counts of the scaling study on a machine with `cores` cores: the powers of two
+/// below it, and `cores` itself.
+pub fn thread_counts(cores: usize) -> Vec<u64> {
+    let cores = cores.max(1) as u64;
+    let mut counts: Vec<u64> = std::iter::successors(Some(1u64), |t| Some(t * 2))
+        .take_while(|&t| t < cores)
+        .collect();
+    counts.push(cores);
+    counts
+}
+
+/// The scaling study (`--scaling`): how each runtime's time changes with its worker
+/// threads, on workloads with parallelism to use: many ping-pong pairs, skynet's tree,
+/// fanin's senders and the chain's relays.
+pub fn scaling_sweeps(cores: usize) -> Vec<Sweep> {
+    let sweep = |workload: &str, variant: &str, fixed: Params, what: &str| Sweep {
+        name: format!("threads_{workload}"),
+        title: format!("{what}: time vs worker threads"),
+        workload: workload.into(),
+        variants: vec![variant.into()],
+        fixed,
+        param: THREADS.into(),
+        values: thread_counts(cores),
+        metric: Metric::TimeMs,
+        log_x: true,
+    };
+    vec![
+        sweep("chain", "int", Params::default(), "chain (int)"),
+        sweep(
+            "pingpong",
+            NO_VARIANT,
+            Params::from_pairs([("pairs", SCALING_PAIRS)]),
+            &format!("pingpong, {SCALING_PAIRS} pairs"),
+        ),
+        sweep("skynet", NO_VARIANT, Params::default(), "skynet"),
+        sweep("fanin", NO_VARIANT, Params::default(), "fanin"),
+    ]
+}
+
+/// What a suite runs besides each workload's base scenarios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sweeps {
+    /// Nothing (`--no-sweeps`).
+    Off,
+    /// The suite's sweeps ([`sweeps`]).
+    Suite,
+    /// The scaling study alone ([`scaling_sweeps`]), without the base scenarios.
+    Scaling,
+}
+
 /// The scenarios for `workloads` (in catalog order) at `size`, with the sweeps whose workload
 /// is among them. Returns the scenarios and the sweeps kept.
 pub fn plan(
     workloads: &[&'static Entry],
     size: Size,
-    sweeps_on: bool,
+    which: Sweeps,
     cores: usize,
 ) -> (Vec<Scenario>, Vec<Sweep>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
-    for w in workloads {
-        for v in w.spec.variant_names() {
-            scenarios.push(Scenario {
-                workload: w.spec.name.into(),
-                variant: v.into(),
-                params: w.spec.params_at(size),
-                base: true,
-                sweeps: Vec::new(),
-            });
+    if which != Sweeps::Scaling {
+        for w in workloads {
+            for v in w.spec.variant_names() {
+                scenarios.push(Scenario {
+                    workload: w.spec.name.into(),
+                    variant: v.into(),
+                    params: w.spec.params_at(size),
+                    base: true,
+                    sweeps: Vec::new(),
+                });
+            }
         }
     }
-    let kept: Vec<Sweep> = if sweeps_on {
-        sweeps(size, cores)
-            .into_iter()
-            .filter(|s| workloads.iter().any(|w| w.spec.name == s.workload))
-            .collect()
-    } else {
-        Vec::new()
+    let all = match which {
+        Sweeps::Off => Vec::new(),
+        Sweeps::Suite => sweeps(size, cores),
+        Sweeps::Scaling => scaling_sweeps(cores),
     };
+    let kept: Vec<Sweep> = all
+        .into_iter()
+        .filter(|s| workloads.iter().any(|w| w.spec.name == s.workload))
+        .collect();
     for sweep in &kept {
         let spec = catalog::find(&sweep.workload)
             .expect("sweeps name catalog workloads")
             .spec;
         for variant in &sweep.variants {
             for &value in &sweep.values {
-                let params = sweep_point(spec, size, &sweep.param, value);
+                let params = sweep_point(spec, size, &sweep.fixed, &sweep.param, value);
                 add_point(&mut scenarios, spec.name, variant, params, &sweep.name);
             }
         }
@@ -147,17 +210,15 @@ pub fn plan(
     (scenarios, kept)
 }
 
-fn sweep_point(spec: &Spec, size: Size, param: &str, value: u64) -> Params {
+fn sweep_point(spec: &Spec, size: Size, fixed: &Params, param: &str, value: u64) -> Params {
     let mut params = spec.params_at(size);
-    if !params.set(param, value) {
-        // An option outside the contract's table: named even at its neutral value, so
-        // every point of the sweep has an x.
-        debug_assert!(
-            spec.options.contains(&param),
-            "sweep parameter {param} of {}",
-            spec.name
-        );
-        params.push(param, value);
+    for (k, v) in fixed.iter().chain([(param, value)]) {
+        if !params.set(k, v) {
+            // An option outside the contract's table: named even at its neutral value, so
+            // every point of the sweep has an x.
+            debug_assert!(spec.takes_option(k), "sweep parameter {k} of {}", spec.name);
+            params.push(k, v);
+        }
     }
     params
 }
@@ -200,7 +261,7 @@ pub struct Lineup {
 /// A base implementation brings its styles for the workload along on base scenarios (the
 /// sweeps show the default programs); a style asked for by name runs wherever the workload
 /// has it. A peer implementation is left out of workloads outside its `only` list, and of
-/// scenarios that set an option (the peers take none).
+/// scenarios that set an option it does not take.
 pub fn lineup(s: &Scenario, asked: &[Impl], unavailable: &[(Impl, String)]) -> Lineup {
     let mut lineup = Lineup::default();
     let spec = catalog::find(&s.workload).map(|e| e.spec);
@@ -210,7 +271,7 @@ pub fn lineup(s: &Scenario, asked: &[Impl], unavailable: &[(Impl, String)]) -> L
     for imp in asked {
         if let Some((_, why)) = unavailable.iter().find(|(u, _)| u == imp) {
             lineup.skipped.push((imp.clone(), why.clone()));
-        } else if let Some(why) = peer_leaves_out(imp, s, spec) {
+        } else if let Some(why) = spec.and_then(|sp| peers::leaves_out(imp.base(), sp, &s.params)) {
             lineup.skipped.push((imp.clone(), why));
         } else if let Some(style) = imp.style() {
             if has_style(imp, style) {
@@ -229,22 +290,6 @@ pub fn lineup(s: &Scenario, asked: &[Impl], unavailable: &[(Impl, String)]) -> L
     lineup
 }
 
-/// Why peer implementation `imp` does not run `s`, if it does not.
-fn peer_leaves_out(imp: &Impl, s: &Scenario, spec: Option<&Spec>) -> Option<String> {
-    if imp.in_process() {
-        return None;
-    }
-    if let Some((_, pi)) = peers::find_impl(imp.base()) {
-        if !pi.only.is_empty() && !pi.only.contains(&s.workload.as_str()) {
-            return Some(format!("{imp} runs only {}", pi.only.join(", ")));
-        }
-    }
-    let option = spec?.options.iter().find(|o| s.params.get(o).is_ok())?;
-    Some(format!(
-        "{imp} does not take the option {option} (only the Rust implementations do)"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,7 +299,7 @@ mod tests {
         let (scenarios, sweeps) = plan(
             &catalog::WORKLOADS.iter().collect::<Vec<_>>(),
             Size::Quick,
-            true,
+            Sweeps::Suite,
             2,
         );
         assert_eq!(sweeps.len(), 6);
@@ -302,7 +347,7 @@ mod tests {
     #[test]
     fn filtered_workloads_drop_their_sweeps() {
         let only = [catalog::find("pingpong").unwrap()];
-        let (scenarios, sweeps) = plan(&only, Size::Full, true, 4);
+        let (scenarios, sweeps) = plan(&only, Size::Full, Sweeps::Suite, 4);
         assert!(sweeps.is_empty());
         assert_eq!(scenarios.len(), 1);
         assert_eq!(scenarios[0].params.to_kv_string(), "r=1000000");
@@ -345,6 +390,52 @@ mod tests {
     }
 
     #[test]
+    fn the_scaling_study_runs_its_thread_counts_alone() {
+        assert_eq!(thread_counts(16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(thread_counts(6), vec![1, 2, 4, 6]);
+        assert_eq!(thread_counts(1), vec![1]);
+        let all: Vec<_> = catalog::WORKLOADS.iter().collect();
+        let (scenarios, sweeps) = plan(&all, Size::Quick, Sweeps::Scaling, 4);
+        let sweep_names: Vec<_> = sweeps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            sweep_names,
+            [
+                "threads_chain",
+                "threads_pingpong",
+                "threads_skynet",
+                "threads_fanin"
+            ]
+        );
+        // No base scenario: 4 workloads at 1, 2 and 4 threads.
+        assert_eq!(scenarios.len(), 12);
+        assert!(scenarios.iter().all(|s| !s.base && s.sweeps.len() == 1));
+        let pingpong: Vec<_> = scenarios
+            .iter()
+            .filter(|s| s.workload == "pingpong")
+            .map(|s| s.params.to_kv_string())
+            .collect();
+        assert_eq!(
+            pingpong,
+            [
+                "r=20000 pairs=100 threads=1",
+                "r=20000 pairs=100 threads=2",
+                "r=20000 pairs=100 threads=4"
+            ]
+        );
+        // `--workloads` narrows the study as it narrows the suite.
+        let skynet = [catalog::find("skynet").unwrap()];
+        let (scenarios, sweeps) = plan(&skynet, Size::Quick, Sweeps::Scaling, 2);
+        assert_eq!((scenarios.len(), sweeps.len()), (2, 1));
+        // Go runs every point; the BEAM's peer none.
+        let l = lineup(
+            &scenarios[0],
+            &[Impl::mote(), Impl::named("go"), Impl::named("elixir")],
+            &[],
+        );
+        assert_eq!(names(&l.run), ["mote", "go"]);
+    }
+
+    #[test]
     fn peers_are_left_out_where_they_cannot_run() {
         let tuned = Impl::named("elixir_tuned");
         let asked = [Impl::tokio(), Impl::named("go"), tuned.clone()];
@@ -361,8 +452,22 @@ mod tests {
         copy.params.push("chunks", 4);
         let l = lineup(&copy, &asked, &[]);
         assert_eq!(names(&l.run), ["tokio"]);
-        assert!(l.skipped.iter().any(|(i, why)| i.name() == "go"
-            && why == "go does not take the option chunks (only the Rust implementations do)"));
+        assert!(l
+            .skipped
+            .iter()
+            .any(|(i, why)| i.name() == "go" && why == "go does not take the option chunks"));
+        // Go takes `threads`; the BEAM's peer does not.
+        let mut threads = base("ring");
+        threads.params.push("threads", 4);
+        let l = lineup(&threads, &[Impl::named("go"), Impl::named("elixir")], &[]);
+        assert_eq!(names(&l.run), ["go"]);
+        assert_eq!(
+            l.skipped,
+            vec![(
+                Impl::named("elixir"),
+                "elixir does not take the option threads".into()
+            )]
+        );
         let gone = [(Impl::named("go"), "`go` is not on PATH".to_string())];
         let l = lineup(&base("ring"), &asked[..2], &gone);
         assert_eq!(

@@ -44,6 +44,8 @@ pub struct Mote;
 pub struct Tokio {
     /// The style's name; `None` for the default program.
     pub style: Option<&'static str>,
+    /// The multi-thread runtime's workers ([`spec::THREADS`]); `None` for one per core.
+    pub threads: Option<usize>,
 }
 
 /// What a body measured: its own wall time, extra figures it timed itself (`spawn_ms`), and

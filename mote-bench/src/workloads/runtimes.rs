@@ -27,6 +27,19 @@ pub const CURRENT_THREAD: Style = Style {
               runtimes get every core)",
 };
 
+/// Sets how many scheduler threads mote runs ([`super::spec::THREADS`]), before its first
+/// process. The runtime starts once per program: asked again for another count, this fails
+/// rather than measure the wrong thing.
+pub fn mote_threads(n: usize) -> Result<()> {
+    if mote::Builder::new().worker_threads(n).install().is_err() && mote::worker_threads() != n {
+        anyhow::bail!(
+            "mote already runs {} scheduler threads; threads={n} needs a fresh process",
+            mote::worker_threads()
+        );
+    }
+    Ok(())
+}
+
 /// Runs a workload's main as mote's root process and waits for it. A main that ends any
 /// other way than returning (a panic, a kill) is reported with its exit reason.
 pub fn mote_main<M, T, F, Fut>(main: F) -> Result<T>
@@ -36,14 +49,6 @@ where
     Fut: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
-    // Measurement only: `MOTE_BENCH_WORKERS=N` runs mote with N scheduler threads instead of
-    // one per core (to tell what the second thread costs a sequential exchange).
-    if let Some(n) = std::env::var("MOTE_BENCH_WORKERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        let _ = mote::Builder::new().worker_threads(n).install();
-    }
     mote::run(main)
         .map_err(|reason| anyhow::anyhow!("mote main process ended abnormally: {reason}"))?
 }
@@ -65,9 +70,20 @@ impl Tokio {
         T: Send + 'static,
     {
         let mut builder = if self.style == Some(CURRENT_THREAD.name) {
+            if self.threads.is_some_and(|n| n != 1) {
+                return Err(super::spec::usage(format!(
+                    "tokio:{} runs one thread; it takes no threads={}",
+                    CURRENT_THREAD.name,
+                    self.threads.unwrap_or_default()
+                )));
+            }
             tokio::runtime::Builder::new_current_thread()
         } else {
-            tokio::runtime::Builder::new_multi_thread()
+            let mut multi = tokio::runtime::Builder::new_multi_thread();
+            if let Some(n) = self.threads {
+                multi.worker_threads(n);
+            }
+            multi
         };
         let rt = builder.enable_all().build()?;
         rt.block_on(rt.spawn(main))?

@@ -133,7 +133,8 @@ pub struct Spec {
     /// Extra figures the workload may print after `wall_ms`.
     pub extras: &'static [&'static str],
     /// Parameters outside the contract's table that the Rust implementations take (absent by
-    /// default, accepted by `--param`, printed after the contract's ones); the peers do not.
+    /// default, accepted by `--param`, printed after the contract's ones); a peer takes those
+    /// its [`crate::peers::PeerImpl::options`] lists. Every workload also takes [`THREADS`].
     pub options: &'static [&'static str],
     /// Named alternatives of an implementation's program.
     pub styles: &'static [Style],
@@ -147,6 +148,11 @@ pub struct Spec {
 
 /// The variant name printed for a workload without variants.
 pub const NO_VARIANT: &str = "-";
+
+/// The option every workload takes: how many threads run the processes (mote's scheduler
+/// threads, tokio's workers, Go's `GOMAXPROCS`). Absent, every runtime gets one per core.
+/// The scaling study (`mote-bench --scaling`) sweeps it.
+pub const THREADS: &str = "threads";
 
 /// A workload with no constraint beyond positive parameters.
 pub fn no_constraint(_: &Params) -> Result<()> {
@@ -239,16 +245,13 @@ impl Spec {
             }
             // An option (`workers`' `batch`) goes after the contract's parameters, so the
             // RESULT line shows it.
-            if self.options.contains(&k.as_str()) {
+            if self.takes_option(k) {
                 params.push(k, *v);
                 continue;
             }
             let known: Vec<_> = self.params.iter().map(|s| s.name).collect();
-            let options = if self.options.is_empty() {
-                String::new()
-            } else {
-                format!("; options: {}", self.options.join(", "))
-            };
+            let options: Vec<_> = self.options.iter().copied().chain([THREADS]).collect();
+            let options = format!("; options: {}", options.join(", "));
             return Err(usage(format!(
                 "{}: unknown parameter '{k}' (parameters: {}{options})",
                 self.name,
@@ -262,6 +265,21 @@ impl Spec {
         }
         (self.validate)(&params).map_err(|e| usage(e.to_string()))?;
         Ok(params)
+    }
+
+    /// Whether `name` is an option of this workload: one of its [`Spec::options`] or
+    /// [`THREADS`].
+    pub fn takes_option(&self, name: &str) -> bool {
+        name == THREADS || self.options.contains(&name)
+    }
+
+    /// The options `params` sets: its names that are not the contract's parameters.
+    pub fn options_set<'a>(&self, params: &'a Params) -> impl Iterator<Item = &'a str> + 'a {
+        let contract: Vec<&'static str> = self.params.iter().map(|s| s.name).collect();
+        params
+            .iter()
+            .map(|(k, _)| k)
+            .filter(move |k| !contract.contains(k))
     }
 
     /// The parameters the tests run at: the quick values with [`Spec::test_sizes`] applied.
@@ -352,9 +370,19 @@ mod tests {
             .unwrap_err();
         assert!(
             e.to_string()
-                .contains("unknown parameter 'q' (parameters: n, w; options: batch)"),
+                .contains("unknown parameter 'q' (parameters: n, w; options: batch, threads)"),
             "{e}"
         );
+        // Every workload takes `threads`, after the contract's parameters, and says which
+        // options a parameter set holds.
+        let p = DEMO
+            .resolve_params(Size::Quick, &[("threads".into(), 4), ("n".into(), 12)])
+            .unwrap();
+        assert_eq!(p.to_kv_string(), "n=12 w=2 threads=4");
+        assert_eq!(DEMO.options_set(&p).collect::<Vec<_>>(), vec!["threads"]);
+        assert!(DEMO
+            .resolve_params(Size::Quick, &[("threads".into(), 0)])
+            .is_err());
         assert!(DEMO
             .resolve_params(Size::Quick, &[("w".into(), 0)])
             .is_err());

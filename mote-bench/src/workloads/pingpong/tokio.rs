@@ -2,8 +2,9 @@
 //! `oneshot`. The default uses unbounded `mpsc` channels; the `bounded` style uses
 //! `mpsc::channel(1)` (tokio's advice for back-pressure, and a strict ping-pong never has
 //! more than one message in flight); `current_thread` runs the default program on one thread.
+//! Each pair reports to main over its own `oneshot`.
 
-use super::{Report, Volley};
+use super::{share, Report, Volley};
 use crate::harness::outcome::ms_since;
 use crate::workloads::runtimes::{closed, CURRENT_THREAD};
 use crate::workloads::{unknown_style, Measured, Tokio};
@@ -15,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 pub const BOUNDED: &str = "bounded";
 
 impl Volley for Tokio {
-    fn volley(&self, r: u64) -> Result<Measured<Report>> {
+    fn volley(&self, r: u64, pairs: u64) -> Result<Measured<Report>> {
         let bounded = match self.style {
             None => false,
             Some(s) if s == CURRENT_THREAD.name => false,
@@ -24,14 +25,26 @@ impl Volley for Tokio {
         };
         self.main(async move {
             let start = Instant::now();
-            let (report_tx, report_rx) = oneshot::channel::<Report>();
-            if bounded {
-                volley_bounded(r, report_tx);
-            } else {
-                volley_unbounded(r, report_tx);
+            let mut reports = Vec::with_capacity(pairs as usize);
+            for k in 0..pairs {
+                let (report_tx, report_rx) = oneshot::channel::<Report>();
+                if bounded {
+                    volley_bounded(share(r, pairs, k), report_tx);
+                } else {
+                    volley_unbounded(share(r, pairs, k), report_tx);
+                }
+                reports.push(report_rx);
             }
-            let report = report_rx.await.map_err(|_| closed("pingpong A"))?;
-            Ok(Measured::new(ms_since(start), report))
+            let mut total = Report {
+                trips: 0,
+                mismatches: 0,
+            };
+            for report_rx in reports {
+                let report = report_rx.await.map_err(|_| closed("pingpong A"))?;
+                total.trips += report.trips;
+                total.mismatches += report.mismatches;
+            }
+            Ok(Measured::new(ms_since(start), total))
         })
     }
 }
