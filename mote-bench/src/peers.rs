@@ -7,6 +7,8 @@
 //! `SKIP <reason>`.
 
 use crate::harness::params::Params;
+use crate::workloads::pingpong;
+use crate::workloads::spec::THREADS;
 use crate::workloads::Spec;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -104,7 +106,7 @@ pub static PEERS: &[Peer] = &[
             leading: &[],
             params: &[],
             only: &[],
-            options: &["threads", "pairs"],
+            options: &[THREADS, pingpong::PAIRS],
         }],
     },
     Peer {

@@ -5,7 +5,7 @@
 
 use crate::cli::SuiteArgs;
 use crate::harness::interrupt;
-use crate::impls;
+use crate::impls::{self, Impl};
 use crate::report;
 use crate::suite::compare::compare;
 use crate::suite::model::Status;
@@ -31,7 +31,7 @@ pub fn main(args: SuiteArgs) -> ExitCode {
 pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
     let impls = match &args.impls {
         Some(list) => impls::parse_list(list)?,
-        None if args.scaling => impls::parse_list("mote,tokio,go")?,
+        None if args.scaling => vec![Impl::mote(), Impl::tokio(), Impl::named("go")],
         None => impls::default_for(args.full),
     };
     let workloads = args

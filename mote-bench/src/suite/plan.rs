@@ -8,7 +8,7 @@ use crate::harness::params::Params;
 use crate::impls::Impl;
 use crate::peers;
 use crate::workloads::spec::{Size, Spec, NO_VARIANT, THREADS};
-use crate::workloads::Entry;
+use crate::workloads::{pingpong, Entry};
 
 /// The sweeps of the contract ("chain over M, million over K, workers over W = 1..cores"),
 /// and over the Rust implementations' options, at `size` on a machine with `cores` cores.
@@ -138,7 +138,7 @@ pub fn scaling_sweeps(cores: usize) -> Vec<Sweep> {
         sweep(
             "pingpong",
             NO_VARIANT,
-            Params::from_pairs([("pairs", SCALING_PAIRS)]),
+            Params::from_pairs([(pingpong::PAIRS, SCALING_PAIRS)]),
             &format!("pingpong, {SCALING_PAIRS} pairs"),
         ),
         sweep("skynet", NO_VARIANT, Params::default(), "skynet"),
