@@ -64,7 +64,7 @@ pub(crate) fn current() -> Option<ProcessId> {
 pub(crate) fn run_group() -> u32 {
     let slot = CURRENT.with(Cell::get);
     // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
-    unsafe { slot.as_ref() }.map_or(0, Slot::run_group)
+    unsafe { slot.as_ref() }.map_or(0, Slot::own_run_group)
 }
 
 /// Lends the runner `guard`, the epoch pin this thread's scheduler worker holds across the
