@@ -50,9 +50,10 @@ pub struct ProcessInfo {
     pub monitored_by: Vec<ProcessId>,
     /// Whether it traps exits.
     pub trap_exit: bool,
-    /// Messages it has received.
+    /// Messages it has received (wrapping at 2^32), as of the last time it waited in a
+    /// receive (see [`ProcessMetrics::messages_received`](crate::metrics::ProcessMetrics::messages_received)).
     pub messages_received: u64,
-    /// Times it has been polled (wrapping at 2^24).
+    /// Times it has been polled (wrapping at 2^16).
     pub polls: u64,
     /// Approximate bytes it uses: its task, its table entry, its relationships and queued
     /// message envelopes (not memory its messages or future point to).

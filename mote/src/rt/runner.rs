@@ -99,7 +99,6 @@ where
         } else {
             match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
                 Ok(Poll::Pending) => {
-                    slot.end_poll();
                     current::leave();
                     return Poll::Pending;
                 }
@@ -110,8 +109,6 @@ where
                 Err(payload) => reason_of(payload),
             }
         };
-        // The poll's record goes (the process's own operations read the slot from now on).
-        slot.end_poll();
         let id = slot.id();
         // Dropping in place is allowed for a pinned value. A destructor that panics must not
         // take down the scheduler thread. Destructors can learn why the process ended.

@@ -37,7 +37,6 @@
 //!   claims it (clears it) and recycles the slot, dropping messages still queued.
 
 use std::mem;
-use std::ptr;
 use std::task::Waker;
 
 use std::marker::PhantomData;
@@ -69,44 +68,11 @@ const SERIAL_ONE: u64 = 1 << SERIAL_SHIFT;
 const SERIAL_MASK: u64 = !(SERIAL_ONE - 1);
 const REFS_MASK: u64 = !(REF - 1) & !SERIAL_MASK;
 
-/// How many messages one poll of a process may receive before it yields the thread.
-const BUDGET: u16 = 512;
-
 /// Whether `state` (a slot's state word) holds the incarnation `serial`, alive.
 #[inline(always)]
 fn is_alive_in(state: u64, serial: u32) -> bool {
     // One compare: ALIVE set and the serial equal, whatever the flags and references.
     state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
-}
-
-/// What the thread polling a process keeps of its poll, instead of the process's slot: the
-/// slot, the receives left to the poll (set by [`Slot::begin_poll`], taken by
-/// [`Slot::take_budget`]), and the messages received in it so far (added to the slot's
-/// counter when the poll ends, see [`Slot::end_poll`]), and the process's run group.
-///
-/// The slot is one cache line, which the process's senders write for every message (the
-/// queue's tail): what the process itself reads or writes there per operation takes the
-/// line from them and back. So the owner's per-message and per-spawn work stays here: a
-/// receive's budget and count, and the run group every spawn inherits (read from the
-/// slot, a loop spawning processes that message it back, `spawn`, ran 1.15-1.25x slower).
-#[derive(Clone, Copy)]
-struct Poll {
-    slot: *const Slot,
-    left: u16,
-    received: u32,
-    run_group: u32,
-}
-
-std::thread_local! {
-    /// The poll this thread is running (see [`Poll`]).
-    static POLL: std::cell::Cell<Poll> = const {
-        std::cell::Cell::new(Poll {
-            slot: ptr::null(),
-            left: 0,
-            received: 0,
-            run_group: 0,
-        })
-    };
 }
 
 /// One process's entry: exactly one 64-byte cache line, aligned to it (the table's pages
@@ -132,12 +98,13 @@ pub(crate) struct Slot {
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
     /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. A poll's receives are counted in the polling
-    /// thread's [`POLL`] and added here when it ends: the slot is one cache line, which its
+    /// (a plain load and store), read by all. The process's handle counts its receives and
+    /// adds them here when it next waits in a receive (parks on an empty mailbox, or yields
+    /// its receive budget), see `Process::wait`: the slot is one cache line, which its
     /// senders write (the queue's tail) and read (the state) for every message, so a write
-    /// here per receive would take the line from them each time. With `polls`, 6 bytes
-    /// where a 64-bit word packed both, so that the slot fits 64 bytes. (The receive
-    /// budget of a poll is in [`POLL`] too, see [`Slot::take_budget`].)
+    /// here per receive would take the line from them each time, while a wait writes the
+    /// line anyway (the state's `PARKED`, the published mailbox length). With `polls`, 6
+    /// bytes where a 64-bit word packed both, so that the slot fits 64 bytes.
     received: AtomicU32,
     /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
     polls: AtomicU16,
@@ -574,67 +541,28 @@ impl Slot {
 
     // ---- owner-only half: called from the process's own task ----
 
-    /// Starts a poll of the task: a fresh receive budget.
+    /// Starts a poll of the task: counts it.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        POLL.set(Poll {
-            slot: ptr::from_ref(self),
-            left: BUDGET,
-            received: 0,
-            run_group: self.run_group(),
-        });
         // Only the owner writes the counters, so a plain load and store suffice.
         let polls = self.polls.load(Ordering::Relaxed);
         self.polls.store(polls.wrapping_add(1), Ordering::Relaxed);
     }
 
-    /// Ends the poll [`Slot::begin_poll`] started on this thread: adds its receives to the
-    /// counter.
+    /// Owner-only: counts `count` more received messages (the process's handle keeps the
+    /// count between its waits, see `received`).
     #[inline]
-    pub(crate) fn end_poll(&self) {
-        let poll = POLL.replace(Poll {
-            slot: ptr::null(),
-            left: 0,
-            received: 0,
-            run_group: 0,
-        });
-        if ptr::eq(poll.slot, self) && poll.received != 0 {
-            self.add_received(poll.received);
-        }
-    }
-
-    /// [`Slot::run_group`], for the process polling this slot on this thread: from the
-    /// poll's record when there is one (see [`Poll`]), not from the slot's line.
-    #[inline]
-    pub(crate) fn own_run_group(&self) -> u32 {
-        let poll = POLL.get();
-        if ptr::eq(poll.slot, self) {
-            poll.run_group
-        } else {
-            self.run_group()
-        }
-    }
-
-    /// Owner-only: counts `count` more received messages.
-    #[inline]
-    fn add_received(&self, count: u32) {
+    pub(crate) fn add_received(&self, count: u32) {
         let received = self.received.load(Ordering::Relaxed);
         self.received
             .store(received.wrapping_add(count), Ordering::Relaxed);
     }
 
-    /// Messages received (wrapping at 2^32; those of a poll in progress count when it
-    /// ends, except for the process itself, which sees its own) and polls (wrapping at
-    /// 2^16) so far.
+    /// Messages received (wrapping at 2^32; those taken since the process last waited in a
+    /// receive are not counted yet, see `received`) and polls (wrapping at 2^16) so far.
     pub(crate) fn work_counts(&self) -> (u64, u64) {
-        let poll = POLL.get();
-        let pending = if ptr::eq(poll.slot, self) {
-            poll.received
-        } else {
-            0
-        };
         (
-            u64::from(self.received.load(Ordering::Relaxed).wrapping_add(pending)),
+            u64::from(self.received.load(Ordering::Relaxed)),
             u64::from(self.polls.load(Ordering::Relaxed)),
         )
     }
@@ -647,14 +575,6 @@ impl Slot {
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
-        let mut poll = POLL.get();
-        if ptr::eq(poll.slot, self) {
-            poll.received = poll.received.wrapping_add(1);
-            POLL.set(poll);
-        } else {
-            // Polled outside its own task's poll (see `take_budget`).
-            self.add_received(1);
-        }
         if message.0 == PERMIT_TAG {
             self.return_permit();
         }
@@ -666,27 +586,6 @@ impl Slot {
         if let Some(bound) = self.lock_extras().as_ref().and_then(|s| s.bound.as_ref()) {
             bound.add_permits(1);
         }
-    }
-
-    /// Consumes one unit of receive budget; false when the poll must yield.
-    ///
-    /// The budget is the polling thread's (see [`POLL`]), not a field of the slot: a
-    /// thread runs one process's poll at a time, and the 2 bytes are what kept the slot
-    /// from fitting 64. A receive polled outside its process's own poll (the `Process`
-    /// moved to another executor's task) has no budget here and is never told to yield:
-    /// that executor shares its thread by its own rules.
-    #[inline]
-    pub(crate) fn take_budget(&self) -> bool {
-        let mut poll = POLL.get();
-        if !ptr::eq(poll.slot, self) {
-            return true;
-        }
-        if poll.left == 0 {
-            return false;
-        }
-        poll.left -= 1;
-        POLL.set(poll);
-        true
     }
 
     /// Owner-only, with the mailbox found empty before parking: gives up a large head
