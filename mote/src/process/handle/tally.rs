@@ -156,14 +156,16 @@ impl Tally {
 mod tests {
     use super::*;
 
-    /// A slot outside the table, for the tally alone (leaked: a tally's slot is `'static`).
-    fn slot() -> &'static Slot {
-        Box::leak(Box::new(Slot::new()))
-    }
+    use std::sync::LazyLock;
+
+    // Slots outside the table, one per test (a tally's slot is `'static`; a leaked box
+    // would fail miri's leak check).
+    static FIRST: LazyLock<Slot> = LazyLock::new(Slot::new);
+    static SECOND: LazyLock<Slot> = LazyLock::new(Slot::new);
 
     #[test]
     fn the_count_rides_beside_the_slot_and_lands_in_it_at_a_wait() {
-        let slot = slot();
+        let slot: &'static Slot = &FIRST;
         let mut tally = Tally::new(slot);
         assert!(std::ptr::eq(tally.slot(), slot));
         for taken in 1..=u32::from(BUDGET) {
@@ -194,7 +196,7 @@ mod tests {
 
     #[test]
     fn a_count_about_to_wrap_lands_in_the_slot_first() {
-        let slot = slot();
+        let slot: &'static Slot = &SECOND;
         let mut tally = Tally::new(slot);
         // Taken without waits (`try_recv` in a loop): the count would wrap after 65,535.
         let n = 70_000;
