@@ -50,10 +50,9 @@ pub struct ProcessInfo {
     pub monitored_by: Vec<ProcessId>,
     /// Whether it traps exits.
     pub trap_exit: bool,
-    /// Messages it has received (wrapping at 2^32), as of the last time it waited in a
-    /// receive (see [`ProcessMetrics::messages_received`](crate::metrics::ProcessMetrics::messages_received)).
+    /// Messages it has received.
     pub messages_received: u64,
-    /// Times it has been polled (wrapping at 2^16).
+    /// Times it has been polled (wrapping at 2^24).
     pub polls: u64,
     /// Approximate bytes it uses: its task, its table entry, its relationships and queued
     /// message envelopes (not memory its messages or future point to).
@@ -99,21 +98,18 @@ pub fn process_info(id: ProcessId) -> Option<ProcessInfo> {
 /// [`process_info`], with the relationship lists left empty unless `relations` (the
 /// metrics want the counters of every process, not copies of their links).
 pub(crate) fn snapshot(id: ProcessId, relations: bool) -> Option<ProcessInfo> {
-    let (name, links, monitors, monitored_by, trap_exit, task_and_signal_bytes) =
-        signals::peek_live(id, |slot, s| {
-            // SAFETY: `peek_live` holds the extras lock and saw the process alive.
-            let task = unsafe { slot.task_bytes() };
+    let (name, links, monitors, monitored_by, trap_exit, signal_bytes) =
+        signals::peek_live(id, |_, s| {
             // A process that never linked, monitored or took a name has no record.
             let Some(s) = s.as_deref() else {
-                return (None, Vec::new(), Vec::new(), Vec::new(), false, task);
+                return (None, Vec::new(), Vec::new(), Vec::new(), false, 0);
             };
             let monitored_by = s.watchers.iter().filter_map(|(_, w)| match w {
                 Watcher::Process { pid, .. } => Some(*pid),
                 Watcher::ByName(w) => Some(w.pid),
                 Watcher::Hook(_) | Watcher::Listener(_) => None,
             });
-            let bytes = task
-                + size_of::<Extras>()
+            let bytes = size_of::<Extras>()
                 + s.links.capacity() * size_of::<ProcessId>()
                 + s.watchers.capacity() * 32
                 + s.watching.capacity() * 24;
@@ -151,6 +147,6 @@ pub(crate) fn snapshot(id: ProcessId, relations: bool) -> Option<ProcessInfo> {
         trap_exit,
         messages_received,
         polls,
-        memory: size_of::<Slot>() + task_and_signal_bytes + mailbox_len as usize * 24,
+        memory: size_of::<Slot>() + slot.task_bytes() + signal_bytes + mailbox_len as usize * 24,
     })
 }

@@ -26,8 +26,8 @@
 //!     let after = metrics::snapshot();
 //!     assert!(after.messages_sent - before.messages_sent >= 10);
 //!     assert!(after.processes >= 1 && !after.workers.is_empty());
-//!     // A process's receives are published when it next waits in a receive: let it wait.
-//!     p.recv_timeout(std::time::Duration::from_millis(1)).await;
+//!     // A process's receives are published when its poll ends: let this one end.
+//!     mote::yield_now().await;
 //!     assert!(metrics::process(p.id()).unwrap().messages_received >= 10);
 //! })
 //! .unwrap();
@@ -185,11 +185,10 @@ pub struct ProcessMetrics {
     /// Messages waiting in its mailbox, as last published (see
     /// [`ProcessInfo::mailbox_len`](crate::ProcessInfo::mailbox_len)).
     pub mailbox_len: u64,
-    /// Messages it has received (wrapping at 2^32): its work done, with `polls`. A process
-    /// publishes its receives when it next waits in a receive (for a message, or yielding
-    /// after its receive budget), not one by one: those taken since are not counted yet.
+    /// Messages it has received: its work done, with `polls`. A process publishes its
+    /// receives when a poll ends (it waits or yields), not one by one.
     pub messages_received: u64,
-    /// Times it has been polled (wrapping at 2^16).
+    /// Times it has been polled (wrapping at 2^24).
     pub polls: u64,
     /// Approximate bytes it uses (see [`ProcessInfo::memory`](crate::ProcessInfo::memory)).
     pub memory: usize,
@@ -261,8 +260,7 @@ pub fn processes() -> Vec<ProcessMetrics> {
 /// mote::run(|mut p: mote::Process<u8>| async move {
 ///     p.pid().send(1);
 ///     p.recv().await;
-///     // Publishes its receives: it waits for a message.
-///     p.recv_timeout(std::time::Duration::from_millis(1)).await;
+///     mote::yield_now().await; // publishes this poll's receives
 ///     let m = mote::metrics::process(p.id()).unwrap();
 ///     assert!(m.messages_received >= 1 && m.memory > 0);
 /// })

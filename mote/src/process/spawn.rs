@@ -13,18 +13,17 @@ use crate::rt::signals;
 use crate::rt::table::extras::{DeliverDown, ExitHook, ExitListener, Watcher};
 use crate::rt::table::slot::{drain, Kind};
 use crate::rt::table::TABLE;
-use crate::rt::task::TaskKind;
 use crate::values::exit::{Down, ExitReason, IntoExitReason};
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
 
 /// The [`Kind`] of the processes with messages `M` and future `Fut`: one `'static` constant
-/// per pair, kept in the vtable of their tasks (see `rt::task::TaskKind`), so that a slot
-/// reaches the drop function and the task size through the task pointer it keeps anyway.
+/// per pair, so that a slot points at it instead of keeping the drop function and the task
+/// size apart.
 struct KindOf<M, Fut>(std::marker::PhantomData<(fn(M), Fut)>);
 
-impl<M: Send + 'static, Fut: Future> TaskKind for KindOf<M, Fut> {
-    const KIND: &'static (dyn std::any::Any + Send + Sync) = &Kind {
+impl<M: Send + 'static, Fut: Future> KindOf<M, Fut> {
+    const KIND: &'static Kind = &Kind {
         drain: drain::<M>,
         task_bytes: crate::rt::task::task_bytes::<Runner<Fut>>(),
     };
@@ -280,11 +279,11 @@ impl SpawnOptions {
             .alloc()
             .ok_or(SpawnError::TableFull(crate::rt::table::MAX_PROCESSES))?;
         let task = Runner::new(slot, f(Process::new(slot)));
-        let runnable = crate::rt::task::spawn_kind::<_, ProcessSchedule, KindOf<M, Fut>>(task);
+        let runnable = crate::rt::task::spawn::<_, ProcessSchedule>(task);
         let run_group = self.run_group.unwrap_or_else(current::run_group);
-        // SAFETY: the slot came from the free list, and the task's kind's `drain::<M>`
-        // matches the mailbox type of the `Process<M>` the task owns.
-        unsafe { slot.occupy(runnable.task_ref(), run_group) };
+        // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
+        // mailbox type of the `Process<M>` the task owns.
+        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND, run_group) };
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         metrics::count_spawn();
         let id = slot.id();

@@ -25,9 +25,6 @@ thread_local! {
     static SINCE_REPIN: Cell<u32> = const { Cell::new(0) };
     /// The slot of the process being polled on this thread.
     static CURRENT: Cell<*const Slot> = const { Cell::new(ptr::null()) };
-    /// The run group of the process being polled on this thread, read from its slot when
-    /// its poll begins (see [`run_group`]); meaningful only while `CURRENT` is set.
-    static RUN_GROUP: Cell<u32> = const { Cell::new(0) };
     /// The exit reason of the process whose future is being dropped on this thread.
     static ENDING: Cell<Option<ExitReason>> = const { Cell::new(None) };
 }
@@ -64,17 +61,10 @@ pub(crate) fn current() -> Option<ProcessId> {
 
 /// The run group of the process running on this thread (0 outside any process): what a
 /// process it spawns inherits.
-///
-/// Kept beside `CURRENT` rather than read from the slot per spawn: the slot is one cache
-/// line, which the process's senders write per message, and a loop spawning processes that
-/// message it back (`spawn`) read it there beside their pushes (1.11-1.25x slower).
-#[inline]
 pub(crate) fn run_group() -> u32 {
-    if CURRENT.with(Cell::get).is_null() {
-        0
-    } else {
-        RUN_GROUP.with(Cell::get)
-    }
+    let slot = CURRENT.with(Cell::get);
+    // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.
+    unsafe { slot.as_ref() }.map_or(0, Slot::run_group)
 }
 
 /// Lends the runner `guard`, the epoch pin this thread's scheduler worker holds across the
@@ -113,7 +103,6 @@ pub(crate) unsafe fn worker_guard<'a>() -> Option<&'a mut crossbeam_epoch::Guard
 #[inline]
 pub(crate) fn enter(slot: &'static Slot, guard: &mut crossbeam_epoch::Guard) {
     CURRENT.with(|c| c.set(slot));
-    RUN_GROUP.with(|g| g.set(slot.run_group()));
     POLL_GUARD.with(|g| g.set(guard));
 }
 

@@ -2,7 +2,6 @@
 //! relationships.
 
 mod receive;
-mod tally;
 
 use std::collections::VecDeque;
 use std::marker::PhantomData;
@@ -16,7 +15,6 @@ use crate::rt::table::Slot;
 use crate::values::exit::{Down, Exit, ExitReason};
 use crate::values::monitor_ref::MonitorRef;
 use crate::values::pid::{Pid, ProcessId};
-use tally::Tally;
 
 /// The running process's own handle: its mailbox and its relationships.
 ///
@@ -55,10 +53,7 @@ use tally::Tally;
 /// .unwrap();
 /// ```
 pub struct Process<M> {
-    /// The process's slot, and the messages taken off its queue since it last waited in a
-    /// receive: the receive budget, and the count introspection gets at the next wait
-    /// (kept here, not in the slot's cache line or a thread-local, see `tally`).
-    tally: Tally,
+    slot: &'static Slot,
     /// Messages taken off the queue but skipped by a selective receive, oldest first, with
     /// their tags (a monitor reference for `Down`s, else 0).
     /// Boxed so an idle process pays one pointer for it, not an empty `VecDeque` (32 bytes).
@@ -67,35 +62,18 @@ pub struct Process<M> {
     _message: PhantomData<fn() -> M>,
 }
 
-impl<M> Process<M> {
-    /// The process's slot.
-    #[inline(always)]
-    fn slot(&self) -> &'static Slot {
-        self.tally.slot()
-    }
-}
-
 impl<M: Send + 'static> Process<M> {
     pub(crate) fn new(slot: &'static Slot) -> Self {
         Process {
-            tally: Tally::new(slot),
+            slot,
             saved: None,
             _message: PhantomData,
         }
     }
 
-    /// Takes the next message off the queue, and counts it (see `tally`).
-    #[inline(always)]
-    fn pop(&mut self) -> Option<(u64, M)> {
-        // SAFETY: we are the owner of this slot and its messages are `M`.
-        let message = unsafe { self.slot().pop::<M>() }?;
-        self.tally.take_one();
-        Some(message)
-    }
-
     /// This process's id.
     pub fn id(&self) -> ProcessId {
-        self.slot().id()
+        self.slot.id()
     }
 
     /// This process's address, to give to others.
@@ -107,9 +85,9 @@ impl<M: Send + 'static> Process<M> {
 
     /// Receives the next message, waiting for one if the mailbox is empty.
     ///
-    /// A process may take 512 messages off its queue between two waits (a wait for a
-    /// message, or a yield); a receive after that yields to others once first (fairness: a
-    /// process that always has messages cannot monopolise a thread).
+    /// Each receive uses one unit of the process's budget; when a poll has used it all, the
+    /// process yields to others once (fairness: a process that always has messages cannot
+    /// monopolise a thread).
     ///
     /// # Cancel safety
     ///
@@ -146,7 +124,8 @@ impl<M: Send + 'static> Process<M> {
         if let Some((_, m)) = self.saved.as_mut().and_then(|s| s.pop_front()) {
             return Some(m);
         }
-        self.pop().map(|(_, m)| m)
+        // SAFETY: we are the owner of this slot and its messages are `M`.
+        unsafe { self.slot.pop::<M>() }.map(|(_, m)| m)
     }
 
     /// Receives the next message, or `None` if none arrives within `timeout`. A zero timeout
@@ -214,7 +193,8 @@ impl<M: Send + 'static> Process<M> {
 
     /// Moves everything queued into the saved list, keeping order.
     fn drain_queue(&mut self) {
-        while let Some(entry) = self.pop() {
+        // SAFETY: we are the owner of this slot and its messages are `M`.
+        while let Some(entry) = unsafe { self.slot.pop::<M>() } {
             self.saved
                 .get_or_insert_with(Default::default)
                 .push_back(entry);
@@ -233,7 +213,7 @@ impl<M: Send + 'static> Process<M> {
     /// ```
     pub fn mailbox_len(&self) -> usize {
         // SAFETY: we are the owner, the queue's only consumer.
-        let queued = unsafe { self.slot().mailbox_len() };
+        let queued = unsafe { self.slot.mailbox_len() };
         queued + self.saved.as_ref().map_or(0, |s| s.len())
     }
 
@@ -250,11 +230,11 @@ impl<M: Send + 'static> Process<M> {
     /// Whether an exit signal this process does not trap is ending it (it ends at its next
     /// await): code that would run on the way out (a server's `terminate`) must not.
     pub(crate) fn is_exit_pending(&self) -> bool {
-        self.slot().is_exit_pending()
+        self.slot.is_exit_pending()
     }
 
     pub(crate) fn publish_len(&self) {
-        self.slot()
+        self.slot
             .publish_len(self.saved.as_ref().map_or(0, |s| s.len()));
     }
 
@@ -470,7 +450,7 @@ impl<M: From<Exit> + Send + 'static> Process<M> {
 impl<M> std::fmt::Debug for Process<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Process")
-            .field("id", &self.slot().id())
+            .field("id", &self.slot.id())
             .finish_non_exhaustive()
     }
 }

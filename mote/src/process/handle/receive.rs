@@ -28,7 +28,7 @@ impl<M: Send + 'static> Future for Recv<'_, M> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<M> {
         let process = &mut *self.get_mut().process;
-        if process.tally.spent() {
+        if !process.slot.take_budget() {
             return process.yield_now(cx);
         }
         if let Some((_, m)) = process.saved.as_mut().and_then(|s| s.pop_front()) {
@@ -74,7 +74,7 @@ impl<M: Send + 'static, F: FnMut(&M) -> bool> Future for RecvMatching<'_, M, F> 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<M> {
         let this = self.get_mut();
         let process = &mut *this.process;
-        if process.tally.spent() {
+        if !process.slot.take_budget() {
             return process.yield_now(cx);
         }
         if !this.scanned {
@@ -99,7 +99,8 @@ impl<M: Send + 'static> Process<M> {
     ) -> Poll<M> {
         let mut spins = 0;
         loop {
-            while let Some((tag, m)) = self.pop() {
+            // SAFETY: we own this slot and its messages are `M`.
+            while let Some((tag, m)) = unsafe { self.slot.pop::<M>() } {
                 if matches(&m) {
                     return Poll::Ready(m);
                 }
@@ -110,15 +111,15 @@ impl<M: Send + 'static> Process<M> {
             if spins == 0 {
                 // Waiting with a large block left from a burst: keep a short one instead.
                 // SAFETY: we own this slot and its messages are `M`.
-                unsafe { self.slot().shrink_idle::<M>() };
+                unsafe { self.slot.shrink_idle::<M>() };
             }
-            let foreign = !self.slot().is_task_waker(cx.waker());
+            let foreign = !self.slot.is_task_waker(cx.waker());
             if foreign {
-                crate::rt::table::foreign::store(self.slot().index(), cx.waker());
+                crate::rt::table::foreign::store(self.slot.index(), cx.waker());
             }
-            self.wait();
+            self.publish_len();
             // SAFETY: owner-only; a foreign waker was stored just above.
-            if unsafe { self.slot().park(foreign) } {
+            if unsafe { self.slot.park(foreign) } {
                 return Poll::Pending;
             }
             // A sender is mid-push: its message is about to become visible.
@@ -132,16 +133,8 @@ impl<M: Send + 'static> Process<M> {
 
     /// Gives the thread to other processes once; this task is queued again at the back.
     fn yield_now(&mut self, cx: &mut Context<'_>) -> Poll<M> {
-        self.wait();
+        self.publish_len();
         cx.waker().wake_by_ref();
         Poll::Pending
-    }
-
-    /// Before the process waits (parks, or yields): publishes its mailbox's length and the
-    /// messages it took since it last waited, and gives it a fresh budget. Both write the
-    /// slot's line, which the wait writes anyway (`PARKED`, or the yield's wake).
-    fn wait(&mut self) {
-        self.tally.flush();
-        self.publish_len();
     }
 }

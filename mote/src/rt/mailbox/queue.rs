@@ -743,13 +743,6 @@ impl Queue {
         }
     }
 
-    /// Whether the queue holds a block (it has since its first push). A queue that holds
-    /// none while no producer is active holds no message and is in its initial state.
-    #[inline]
-    pub(crate) fn has_block(&self) -> bool {
-        !self.head.load(Ordering::Acquire).is_null()
-    }
-
     /// Drops every queued message, frees every block, and returns the queue to its initial
     /// state.
     ///

@@ -14,25 +14,17 @@ use crate::rt::sync::models::{model, thread, Unpark as Flag};
 
 use crate::rt::table::slot::{drain, Kind};
 use crate::rt::table::Slot;
-use crate::rt::task::TaskKind;
 
-/// The kinds of the slots below (the task size is not used), kept by their tasks.
-struct U32Kind;
-impl TaskKind for U32Kind {
-    const KIND: &'static (dyn std::any::Any + Send + Sync) = &Kind {
-        drain: drain::<u32>,
-        task_bytes: 0,
-    };
-}
+/// The kinds of the slots below (the task size is not used).
+const U32_KIND: Kind = Kind {
+    drain: drain::<u32>,
+    task_bytes: 0,
+};
 #[cfg(loom)]
-struct CountedKind;
-#[cfg(loom)]
-impl TaskKind for CountedKind {
-    const KIND: &'static (dyn std::any::Any + Send + Sync) = &Kind {
-        drain: drain::<Counted>,
-        task_bytes: 0,
-    };
-}
+const COUNTED_KIND: Kind = Kind {
+    drain: drain::<Counted>,
+    task_bytes: 0,
+};
 
 /// Receives `n` messages the way a process does: pop, else park and wait for the wake.
 fn receive(slot: &Slot, n: usize) -> Vec<u32> {
@@ -66,12 +58,7 @@ fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
     // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe {
-        slot.occupy(
-            crate::rt::task::waking::<U32Kind>(Waker::from(Arc::clone(&flag))),
-            0,
-        )
-    };
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, 0) };
     (slot, flag)
 }
 
@@ -144,7 +131,7 @@ fn loom_send_racing_exit_recycles_once() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(crate::rt::task::waking::<CountedKind>(Waker::from(flag)), 0) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -176,7 +163,7 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         slot.queue.init();
         let flag = Arc::new(Flag(thread::current()));
         // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(crate::rt::task::waking::<CountedKind>(Waker::from(flag)), 0) };
+        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {

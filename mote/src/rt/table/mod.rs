@@ -213,14 +213,6 @@ impl Table {
         // uninitialised `MaybeUninit` waker, and parking_lot's unlocked raw mutex state, which
         // is 0 (asserted by the `zeroed_mutex_is_unlocked` test).
         let base = unsafe { zeroed_pages(layout) }.cast::<Slot>();
-        // A process's handle keeps a count in the high 16 bits of its slot's address (see
-        // `process::handle::tally`): user-space addresses have 47 or 48 bits unless a
-        // larger space is asked for at `mmap`, which nothing here does.
-        #[cfg(target_pointer_width = "64")]
-        assert!(
-            (base.addr() + layout.size()) >> 48 == 0,
-            "the process table's page at {base:p} is above 2^48"
-        );
         if self.pages[page]
             .compare_exchange(
                 std::ptr::null_mut(),
@@ -260,23 +252,9 @@ impl Table {
             (offset < BASE << page).then(|| ((BASE << page) - BASE + offset) as u32)
         };
         let newest = self.newest.load(Ordering::Acquire);
-        // Two plain loops, not an iterator chain: `current` reaches this once per call of
-        // the `call` row, and in a build where LLVM left the chain's `try_fold` out of line
-        // it took 2.8-2.9% of that row's samples (`perf`, one core), where another build,
-        // with it inlined, spent under 1% in `current` all told.
-        for page in (0..newest).rev() {
-            if let Some(index) = find(page) {
-                return Some(index);
-            }
-        }
         // The pages above only for a slot of a page whose publisher has not raised
         // `newest` yet (another thread's slot on it reached us first).
-        for page in newest..PAGES {
-            if let Some(index) = find(page) {
-                return Some(index);
-            }
-        }
-        None
+        (0..newest).rev().chain(newest..PAGES).find_map(find)
     }
 
     /// Every slot ever handed out, in index order.
@@ -433,13 +411,10 @@ mod tests {
 
     #[test]
     fn a_slot_stays_small() {
-        // Every live process pays for one slot; docs/design.md quotes this size. (64, one
-        // cache line, aligned to it, since it keeps its task's waker as the task pointer
-        // alone and the task's kind in the task, the serial in the state word and the
-        // receive budget and count in the process's handle; 88 since it keeps neither its
-        // index nor its task's size; 96 before. 1 byte of it is padding.)
-        assert_eq!(std::mem::size_of::<Slot>(), 64);
-        assert_eq!(std::mem::align_of::<Slot>(), 64);
+        // Every live process pays for one slot; docs/design.md quotes this size. (88 since
+        // the slot keeps neither its index nor its task's size; 96 before. 1 byte of it is
+        // padding.)
+        assert_eq!(std::mem::size_of::<Slot>(), 88);
     }
 
     #[test]

@@ -12,18 +12,12 @@
 //! # The state word
 //!
 //! ```text
-//!  63          32 31              6    5      4       3       2      1       0
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
-//! |    serial    |   references    |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
-//! +--------------+-----------------+-------+------+-------+------+-------+-------+
+//!  63                         6    5      4       3       2      1       0
+//! +----------------------------+-------+------+-------+------+-------+-------+
+//! |         references         |BOUNDED| EXIT |FOREIGN|PARKED| DYING | ALIVE |
+//! +----------------------------+-------+------+-------+------+-------+-------+
 //! ```
 //!
-//! * The *serial* of the incarnation the slot holds (or held last, or will hold next):
-//!   it changes only while the slot is free. Kept in the state word, not a field of its
-//!   own, so that the slot fits 64 bytes, and a sender's liveness check (`ALIVE` and the
-//!   serial) is one load. The references below it have 26 bits: each is held by one
-//!   thread for one push (or is the process's own), so their count stays far below 2^26,
-//!   and never carries into the serial.
 //! * A sender outside any process takes a *reference* (`fetch_add`) before pushing and gives
 //!   it back after. While any reference is held the slot cannot be recycled, so the push, and
 //!   the wake that may follow, touch live memory. The process holds one reference for its
@@ -36,7 +30,8 @@
 //! * `DYING` is set when the process ends; whoever drops the last reference afterwards
 //!   claims it (clears it) and recycles the slot, dropping messages still queued.
 
-use std::mem;
+use std::mem::{self, MaybeUninit};
+use std::ptr;
 use std::task::Waker;
 
 use std::marker::PhantomData;
@@ -47,8 +42,7 @@ use parking_lot::RawMutex;
 
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
-use crate::rt::sync::{AtomicU16, AtomicU32, AtomicU64, Ordering, UnsafeCell};
-use crate::rt::task::TaskRef;
+use crate::rt::sync::{AtomicPtr, AtomicU32, AtomicU64, Ordering, UnsafeCell};
 use crate::values::pid::ProcessId;
 
 const ALIVE: u64 = 1 << 0;
@@ -62,29 +56,17 @@ const BOUNDED: u64 = 1 << 5;
 /// back. Monitor references (the other nonzero tags) never reach this value.
 pub(crate) const PERMIT_TAG: u64 = u64::MAX;
 const REF: u64 = 1 << 6;
-const SERIAL_SHIFT: u32 = 32;
-/// One more serial: added when the slot is recycled (wrapping, as a `u32` serial would).
-const SERIAL_ONE: u64 = 1 << SERIAL_SHIFT;
-const SERIAL_MASK: u64 = !(SERIAL_ONE - 1);
-const REFS_MASK: u64 = !(REF - 1) & !SERIAL_MASK;
+const REFS_MASK: u64 = !(REF - 1);
+const POLL_ONE: u64 = 1 << 40;
 
-/// Whether `state` (a slot's state word) holds the incarnation `serial`, alive.
-#[inline(always)]
-fn is_alive_in(state: u64, serial: u32) -> bool {
-    // One compare: ALIVE set and the serial equal, whatever the flags and references.
-    state & (SERIAL_MASK | ALIVE) == (u64::from(serial) << SERIAL_SHIFT) | ALIVE
-}
+/// How many messages one poll of a process may receive before it yields the thread.
+const BUDGET: u16 = 512;
 
-/// One process's entry: exactly one 64-byte cache line, aligned to it (the table's pages
-/// are page-aligned mappings). Two processes never share a line, so a master and the
-/// workers it feeds do not write each other's lines: with an 80-byte stride (slots
-/// straddling lines) `workers push` was 1.15x slower than with 88-byte slots, and 64
-/// aligned bytes are smaller than both (a million idle processes: 24 MB less than 88).
-#[repr(align(64))]
 pub(crate) struct Slot {
-    /// Flags, references and the serial (see the module's docs).
     state: AtomicU64,
     pub(super) queue: Queue,
+    /// The serial of the current incarnation; changes only while the slot is free.
+    serial: AtomicU32,
     /// The run group of the incarnation, set by [`Slot::occupy`] before the incarnation is
     /// published (see [`Slot::run_group`]); while the
     /// slot is free and heads a chain in the table's shared free list, the next chain's
@@ -97,39 +79,36 @@ pub(crate) struct Slot {
     /// Next free slot index + 1 while in the free list (0 = end); while occupied, the
     /// mailbox length last published by the owner.
     pub(super) next_free: AtomicU32,
-    /// Messages received (wrapping at 2^32), for introspection: written by the owner alone
-    /// (a plain load and store), read by all. The process's handle counts its receives and
-    /// adds them here when it next waits in a receive (parks on an empty mailbox, or yields
-    /// its receive budget), see `Process::wait`: the slot is one cache line, which its
-    /// senders write (the queue's tail) and read (the state) for every message, so a write
-    /// here per receive would take the line from them each time, while a wait writes the
-    /// line anyway (the state's `PARKED`, the published mailbox length). With `polls`, 6
-    /// bytes where a 64-bit word packed both, so that the slot fits 64 bytes.
-    received: AtomicU32,
-    /// Polls (wrapping at 2^16), for introspection; owner-written as `received`.
-    polls: AtomicU16,
-    /// The task's waker, kept as a [`TaskRef`] (the task pointer alone: 8 bytes where a
-    /// `Waker` takes 16): `Some` from the slot's first occupation on. Through it the slot
-    /// also reaches the incarnation's [`Kind`] (how to drop its queued messages, the task's
-    /// size), which the task's vtable keeps (see `rt::task::TaskKind`): 8 bytes less than a
-    /// pointer of the slot's own. A dead incarnation's task reference
-    /// stays until the slot is occupied again: dropping it frees the task's allocation, and
-    /// the spawn that reuses the slot does that on its own thread, where the allocator takes
-    /// the memory back (and hands it to the new task) without the cross-thread free that made
-    /// a million spawns 12% slower.
-    waker: UnsafeCell<Option<TaskRef>>,
+    /// Owner-only: receives left in this poll (at most [`BUDGET`]: 2 bytes, so that the
+    /// slot fits 88 bytes).
+    budget: UnsafeCell<u16>,
+    /// Messages received and polls, for introspection (written by the owner, read by all;
+    /// each receive counts at once, which costs what counting it in a field of its own
+    /// for the end of the poll did).
+    work: AtomicU64,
+    /// The task's waker: initialised from the slot's first occupation on (`kind` is
+    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
+    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
+    /// does that on its own thread, where the allocator takes the memory back (and hands it
+    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
+    waker: UnsafeCell<MaybeUninit<Waker>>,
+    /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
+    /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
+    /// written only while no other thread can reach the incarnation (as the waker), read
+    /// by introspection at any time (hence atomic).
+    kind: AtomicPtr<Kind>,
     /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
     /// by `extras_lock` (see [`Slot::lock_extras`]).
     extras: std::cell::UnsafeCell<Option<Box<Extras>>>,
     /// The lock of `extras`, a byte apart from the pointer it guards: a
     /// `Mutex<Option<Box<_>>>` takes 16 bytes (the lock byte padded to the pointer's
-    /// alignment), while this byte fits beside the counters (every process pays for its
+    /// alignment), while this byte fits beside the 4-byte fields (every process pays for its
     /// slot: 112 -> 104 bytes).
     extras_lock: RawMutex,
 }
 
-// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `waker` is
-// written while no other thread can reach the slot's incarnation
+// SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
+// owner-only, `waker` is written while no other thread can reach the slot's incarnation
 // (before ALIVE is published, after the last reference is gone) and only read in between.
 unsafe impl Sync for Slot {}
 // SAFETY: as above; the slot owns nothing thread-bound.
@@ -139,10 +118,12 @@ unsafe impl Send for Slot {}
 /// last incarnation.
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.waker.with_mut(|w| {
-            // SAFETY: `&mut self`: nobody else can reach the slot.
-            drop(unsafe { (*w).take() });
-        });
+        if !self.kind.load(Ordering::Acquire).is_null() {
+            self.waker.with_mut(|w| {
+                // SAFETY: as above; initialised since the first occupation (see the field).
+                unsafe { (*w).assume_init_drop() };
+            });
+        }
     }
 }
 
@@ -152,11 +133,13 @@ impl Slot {
         Slot {
             state: AtomicU64::new(0),
             queue: Queue::new(),
+            serial: AtomicU32::new(0),
             run_group: AtomicU32::new(0),
             next_free: AtomicU32::new(0),
-            received: AtomicU32::new(0),
-            polls: AtomicU16::new(0),
-            waker: UnsafeCell::new(None),
+            budget: UnsafeCell::new(0),
+            work: AtomicU64::new(0),
+            waker: UnsafeCell::new(MaybeUninit::uninit()),
+            kind: AtomicPtr::new(std::ptr::null_mut()),
             extras: std::cell::UnsafeCell::new(None),
             extras_lock: RawMutex::INIT,
         }
@@ -165,7 +148,7 @@ impl Slot {
     /// The serial of the incarnation the slot holds (or held last, or will hold next).
     #[inline]
     pub(crate) fn serial(&self) -> u32 {
-        (self.state.load(Ordering::Relaxed) >> SERIAL_SHIFT) as u32
+        self.serial.load(Ordering::Relaxed)
     }
 
     /// This slot's index in the process table (0 for a slot the tests build outside it).
@@ -187,7 +170,8 @@ impl Slot {
     /// Whether the incarnation `serial` is alive here.
     #[inline]
     pub(crate) fn is_alive(&self, serial: u32) -> bool {
-        is_alive_in(self.state.load(Ordering::Acquire), serial)
+        let state = self.state.load(Ordering::Acquire);
+        state & ALIVE != 0 && self.serial() == serial
     }
 
     /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
@@ -212,24 +196,12 @@ impl Slot {
         &self.run_group
     }
 
-    /// The size of the incarnation's task.
-    ///
-    /// # Safety
-    /// The caller holds the extras lock and has seen the incarnation alive (which keeps the
-    /// task reference from being replaced, see `wake_task`), or is the owner.
-    pub(crate) unsafe fn task_bytes(&self) -> usize {
-        self.kind().map_or(0, |kind| kind.task_bytes)
-    }
-
-    /// The kind of the incarnation (of the last one, for a free slot; `None` before the
-    /// first), from its task's vtable. Whoever calls it keeps the task reference in place:
-    /// the callers of `task_bytes`, and the owner or the recycler for the drains.
-    #[inline]
-    fn kind(&self) -> Option<&'static Kind> {
-        self.waker.with(|w| {
-            // SAFETY: as above: nobody writes the task reference meanwhile.
-            unsafe { (*w).as_ref() }.and_then(|task| task.kind().downcast_ref::<Kind>())
-        })
+    /// The size of the incarnation's task (of the last one, for a free slot; 0 before the
+    /// first).
+    pub(crate) fn task_bytes(&self) -> usize {
+        let kind = self.kind.load(Ordering::Acquire);
+        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
+        unsafe { kind.as_ref() }.map_or(0, |kind| kind.task_bytes)
     }
 
     /// The `mote::run` whose processes this incarnation belongs to (inherited from its
@@ -275,20 +247,31 @@ impl Slot {
     /// # Safety
     /// The slot was just taken from the free list (or is fresh and initialised), and
     /// `kind.drain` drops the messages of the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: TaskRef, run_group: u32) {
-        // Published with the state's Release below. The last incarnation's task reference
-        // is dropped here (see the field).
+    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
+        // Published with the state's Release below, as the waker is.
+        let reused = !self
+            .kind
+            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed)
+            .is_null();
         self.waker.with_mut(|w| {
+            if reused {
+                // SAFETY: as above; a slot occupied before holds its last incarnation's
+                // waker (see the field).
+                unsafe { (*w).assume_init_drop() };
+            }
             // SAFETY: as above.
-            drop(unsafe { (*w).replace(waker) });
+            unsafe { (*w).write(waker) };
         });
-        self.received.store(0, Ordering::Relaxed);
-        self.polls.store(0, Ordering::Relaxed);
+        self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
         // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
         // never see this process beside the group of the slot's last incarnation (it would
         // end it with `shutdown` if that run is the one ending).
         self.run_group.store(run_group, Ordering::Relaxed);
+        self.budget.with_mut(|b| {
+            // SAFETY: the slot is free; the owner-to-be has not started.
+            unsafe { *b = 0 };
+        });
         // The process's own reference, and ALIVE, published with Release so that a sender
         // that sees ALIVE (Acquire) also sees the waker and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
@@ -351,7 +334,7 @@ impl Slot {
         pinned: bool,
     ) -> Option<Sent> {
         if pinned {
-            if !is_alive_in(self.state.load(Ordering::Acquire), serial) {
+            if !self.is_alive(serial) {
                 return None;
             }
             // SAFETY: the incarnation is alive and its type is `M` (the contract); the epoch
@@ -359,7 +342,8 @@ impl Slot {
             unsafe { self.queue.push_from::<M>(tag, value) };
             return Some(self.notify());
         }
-        if !is_alive_in(self.state.fetch_add(REF, Ordering::Acquire), serial) {
+        let state = self.state.fetch_add(REF, Ordering::Acquire);
+        if state & ALIVE == 0 || self.serial() != serial {
             self.release(REF);
             return None;
         }
@@ -419,7 +403,7 @@ impl Slot {
     pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
         self.waker.with(|w| {
             // SAFETY: the owner is running, so the slot is occupied and the waker initialised.
-            unsafe { (*w).as_ref() }.is_some_and(|task| task.will_wake(waker))
+            unsafe { (*w).assume_init_ref().will_wake(waker) }
         })
     }
 
@@ -431,9 +415,7 @@ impl Slot {
         self.waker.with(|w| {
             // SAFETY: initialised while the slot is occupied and a reference or the extras
             // lock (with ALIVE observed) is held (the callers' contract).
-            if let Some(task) = unsafe { (*w).as_ref() } {
-                task.wake_by_ref();
-            }
+            unsafe { (*w).assume_init_ref().wake_by_ref() }
         });
     }
 
@@ -467,11 +449,10 @@ impl Slot {
         // SAFETY: we won DYING: the incarnation is over, no reference is held, and nobody
         // else can touch its mailbox, kind or waker.
         unsafe { self.vacate() };
-        // Keep only the transient references of stale senders (and the serial); they will
-        // fail the ALIVE check and release without side effects. Then the next serial.
-        self.state
-            .fetch_and(REFS_MASK | SERIAL_MASK, Ordering::AcqRel);
-        self.state.fetch_add(SERIAL_ONE, Ordering::Release);
+        // Keep only the transient references of stale senders; they will fail the ALIVE
+        // check and release without side effects.
+        self.state.fetch_and(REFS_MASK, Ordering::AcqRel);
+        self.serial.fetch_add(1, Ordering::Release);
         #[cfg(not(loom))]
         crate::rt::table::TABLE.recycle(self);
     }
@@ -484,15 +465,8 @@ impl Slot {
     /// # Safety
     /// The slot is occupied, and no sender or receiver is active.
     pub(crate) unsafe fn vacate(&self) {
-        // A queue that never got a block holds nothing (with no producer active, every
-        // claimed position has its block), and is in its initial state: then the kind,
-        // reached through the task (whose header may sit in another core's cache: the
-        // recycling often runs on another thread than the process's last poll), is not
-        // needed. Most short-lived processes receive nothing (`spawn`).
-        if !self.queue.has_block() {
-            return;
-        }
-        if let Some(kind) = self.kind() {
+        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
+        if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: exclusive access (the caller's contract); `drain` matches the queued
             // messages' type.
             crate::rt::mailbox::leftovers::as_leftovers(|| unsafe {
@@ -510,7 +484,8 @@ impl Slot {
     /// # Safety
     /// Called by the process's own task, which receives no more.
     pub(crate) unsafe fn drop_queued(&self) {
-        if let Some(kind) = self.kind() {
+        // SAFETY: a non-null kind is a `&'static Kind` (see `occupy`).
+        if let Some(kind) = unsafe { self.kind.load(Ordering::Acquire).as_ref() } {
             // SAFETY: set at `occupy`, before the task ran; we are the queue's consumer (the
             // contract).
             unsafe { (kind.drain)(self, Drain::Queued) };
@@ -541,30 +516,28 @@ impl Slot {
 
     // ---- owner-only half: called from the process's own task ----
 
-    /// Starts a poll of the task: counts it.
+    /// Starts a poll of the task: a fresh receive budget.
     #[inline]
     pub(crate) fn begin_poll(&self) {
-        // Only the owner writes the counters, so a plain load and store suffice.
-        let polls = self.polls.load(Ordering::Relaxed);
-        self.polls.store(polls.wrapping_add(1), Ordering::Relaxed);
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field, and we are the owner's task.
+            unsafe { *b = BUDGET };
+        });
+        self.bump_work(POLL_ONE);
     }
 
-    /// Owner-only: counts `count` more received messages (the process's handle keeps the
-    /// count between its waits, see `received`).
+    /// `work` packs received messages (low 40 bits) and polls (high 24 bits, wrapping).
+    /// Only the owner writes it, so a plain load and store suffice.
     #[inline]
-    pub(crate) fn add_received(&self, count: u32) {
-        let received = self.received.load(Ordering::Relaxed);
-        self.received
-            .store(received.wrapping_add(count), Ordering::Relaxed);
+    fn bump_work(&self, delta: u64) {
+        let work = self.work.load(Ordering::Relaxed);
+        self.work.store(work.wrapping_add(delta), Ordering::Relaxed);
     }
 
-    /// Messages received (wrapping at 2^32; those taken since the process last waited in a
-    /// receive are not counted yet, see `received`) and polls (wrapping at 2^16) so far.
+    /// Messages received and polls so far.
     pub(crate) fn work_counts(&self) -> (u64, u64) {
-        (
-            u64::from(self.received.load(Ordering::Relaxed)),
-            u64::from(self.polls.load(Ordering::Relaxed)),
-        )
+        let work = self.work.load(Ordering::Relaxed);
+        (work & (POLL_ONE - 1), work >> 40)
     }
 
     /// Takes the next message.
@@ -575,6 +548,7 @@ impl Slot {
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
+        self.bump_work(1);
         if message.0 == PERMIT_TAG {
             self.return_permit();
         }
@@ -586,6 +560,21 @@ impl Slot {
         if let Some(bound) = self.lock_extras().as_ref().and_then(|s| s.bound.as_ref()) {
             bound.add_permits(1);
         }
+    }
+
+    /// Consumes one unit of receive budget; false when the poll must yield.
+    #[inline]
+    pub(crate) fn take_budget(&self) -> bool {
+        self.budget.with_mut(|b| {
+            // SAFETY: owner-only field.
+            let b = unsafe { &mut *b };
+            if *b == 0 {
+                false
+            } else {
+                *b -= 1;
+                true
+            }
+        })
     }
 
     /// Owner-only, with the mailbox found empty before parking: gives up a large head

@@ -38,8 +38,8 @@
 //!
 //! Waking, cloning and dropping a waker touch only the header (the per-type functions are
 //! reached through it), so every task's wakers share ONE static `RawWakerVTable`. A waker
-//! is then fully given by the task pointer: the process table keeps just that pointer (a
-//! [`TaskRef`]), 8 bytes less per slot than a `Waker`.
+//! is then fully given by the task pointer: the process table could keep just that pointer
+//! and make the `Waker` when needed, 8 bytes less per slot.
 //!
 //! # Panics
 //!
@@ -52,7 +52,6 @@
 //! would be the other choice, and a panic here is a bug in mote either way.
 
 mod raw;
-mod task_ref;
 mod waker;
 
 #[cfg(test)]
@@ -62,9 +61,4 @@ mod recorder;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
-#[cfg(test)]
-pub(crate) use raw::spawn;
-pub(crate) use raw::{spawn_kind, task_bytes, Runnable, Schedule, TaskKind};
-#[cfg(test)]
-pub(crate) use task_ref::waking;
-pub(crate) use task_ref::TaskRef;
+pub(crate) use raw::{spawn, task_bytes, Runnable, Schedule};

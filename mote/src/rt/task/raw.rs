@@ -2,7 +2,6 @@
 //! the [`Runnable`] that runs it. The state machine is described in the module docs of
 //! `rt::task`.
 
-use std::any::Any;
 use std::cell::UnsafeCell;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -46,27 +45,6 @@ pub(super) struct TaskVTable {
     dealloc: unsafe fn(NonNull<Header>),
     /// The runtime's [`Schedule::schedule`].
     pub(super) schedule: fn(Runnable, bool),
-    /// What the process table knows of the task's process (see [`TaskKind`]).
-    pub(super) kind: &'static (dyn Any + Send + Sync),
-}
-
-/// The kind of a task's process, kept in the task's vtable: the process table's record
-/// of how to drop the process's queued messages and the task's size (`table::slot::Kind`),
-/// which it reaches through the task pointer it keeps anyway, so that a slot needs no
-/// pointer of its own for it (8 bytes per process: the slot fits one 64-byte cache line).
-/// Opaque here (`Any`): the table is the layer above, which downcasts it.
-pub(crate) trait TaskKind {
-    /// The kind, one `'static` constant per type.
-    const KIND: &'static (dyn Any + Send + Sync);
-}
-
-/// The kind of a task that is no process (tests).
-#[cfg(test)]
-pub(crate) struct NoKind;
-
-#[cfg(test)]
-impl TaskKind for NoKind {
-    const KIND: &'static (dyn Any + Send + Sync) = &();
 }
 
 /// The start of every task allocation: 16 bytes.
@@ -92,17 +70,15 @@ pub(crate) const fn task_bytes<F>() -> usize {
     std::mem::size_of::<Cell<F>>()
 }
 
-/// The vtable of futures `F` scheduled by `S`, of kind `K`: one `'static` constant per
-/// triple.
-struct VTableOf<F, S, K>(PhantomData<fn(F)>, PhantomData<(S, K)>);
+/// The vtable of futures `F` scheduled by `S`: one `'static` constant per pair.
+struct VTableOf<F, S>(PhantomData<(fn(F), S)>);
 
-impl<F: Future<Output = ()>, S: Schedule, K: TaskKind> VTableOf<F, S, K> {
+impl<F: Future<Output = ()>, S: Schedule> VTableOf<F, S> {
     const VTABLE: TaskVTable = TaskVTable {
         poll: poll::<F>,
         drop_future: drop_future::<F>,
         dealloc: dealloc::<F, S>,
         schedule: S::schedule,
-        kind: K::KIND,
     };
 }
 
@@ -160,28 +136,17 @@ pub(super) unsafe fn destroy(ptr: NonNull<Header>) {
 }
 
 /// Allocates the task of `future`, scheduled by `S`, and returns its first runnable (not
-/// yet scheduled: the caller queues or runs it). A task of no process ([`NoKind`]).
-#[cfg(test)]
+/// yet scheduled: the caller queues or runs it).
 pub(crate) fn spawn<F, S>(future: F) -> Runnable
 where
     F: Future<Output = ()> + Send + 'static,
     S: Schedule,
 {
-    spawn_kind::<F, S, NoKind>(future)
-}
-
-/// [`spawn`] of a task whose process is of kind `K`.
-pub(crate) fn spawn_kind<F, S, K>(future: F) -> Runnable
-where
-    F: Future<Output = ()> + Send + 'static,
-    S: Schedule,
-    K: TaskKind,
-{
     let cell = Box::new(Cell {
         header: Header {
             // The runnable returned is the one reference, and the task is scheduled.
             state: AtomicUsize::new(SCHEDULED | REFERENCE),
-            vtable: &VTableOf::<F, S, K>::VTABLE,
+            vtable: &VTableOf::<F, S>::VTABLE,
         },
         future: UnsafeCell::new(ManuallyDrop::new(future)),
     });
@@ -211,20 +176,9 @@ impl Runnable {
     }
 
     /// A new waker of the task (one more reference).
-    #[cfg(test)]
     pub(crate) fn waker(&self) -> Waker {
         // SAFETY: the runnable's reference keeps the task live while the clone is made.
         unsafe { Waker::from_raw(super::waker::clone_waker(self.ptr.as_ptr() as *const ())) }
-    }
-
-    /// A new [`TaskRef`](super::TaskRef) to the task (one more reference).
-    pub(crate) fn task_ref(&self) -> super::TaskRef {
-        // SAFETY: the runnable's reference keeps the task live while the count goes up;
-        // the new reference goes to the `TaskRef`.
-        unsafe {
-            super::waker::clone_waker(self.ptr.as_ptr() as *const ());
-            super::TaskRef::from_header(self.ptr)
-        }
     }
 
     /// The runnable as one pointer (its reference goes with it).

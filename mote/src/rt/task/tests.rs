@@ -243,30 +243,3 @@ fn a_runnable_travels_as_one_pointer() {
     drop(h.take_waker());
     assert_eq!(R::take_freed(), 1);
 }
-
-#[test]
-fn a_task_ref_wakes_like_the_tasks_wakers_and_holds_a_reference() {
-    type R = Recorder<12>;
-    let (runnable, h) = probe::<12>(&[Step::Pending, Step::Ready]);
-    let task = runnable.task_ref();
-    assert_eq!(std::mem::size_of_val(&task), 8);
-    assert!(task.will_wake(&runnable.waker()));
-    assert!(!task.will_wake(std::task::Waker::noop()));
-    assert!(!runnable.run());
-    assert!(task.will_wake(&h.take_waker()));
-    task.wake_by_ref();
-    task.wake_by_ref();
-    let queued = R::take();
-    assert_eq!(queued.len(), 1);
-    for (runnable, _) in queued {
-        assert!(!runnable.run());
-    }
-    drop(h.take_waker());
-    assert_eq!(
-        (h.drops(), R::take_freed()),
-        (1, 0),
-        "the task ref keeps the task"
-    );
-    drop(task);
-    assert_eq!(R::take_freed(), 1);
-}

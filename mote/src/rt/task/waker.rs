@@ -50,7 +50,7 @@ unsafe fn wake(ptr: *const ()) {
 
 /// # Safety
 /// `ptr` is a task with a reference the caller holds.
-pub(super) unsafe fn wake_by_ref(ptr: *const ()) {
+unsafe fn wake_by_ref(ptr: *const ()) {
     // SAFETY: the caller's promise.
     let header = unsafe { header(ptr) };
     let mut state = header.state.load(Ordering::Acquire);
