@@ -154,6 +154,10 @@ pub const NO_VARIANT: &str = "-";
 /// The scaling study (`mote-bench --scaling`) sweeps it.
 pub const THREADS: &str = "threads";
 
+/// The most [`THREADS`] a run takes: more is a usage error, not a run that spawns thousands
+/// of OS threads and fails part way.
+pub const MAX_THREADS: u64 = 1024;
+
 /// A workload with no constraint beyond positive parameters.
 pub fn no_constraint(_: &Params) -> Result<()> {
     Ok(())
@@ -261,6 +265,12 @@ impl Spec {
         for (k, v) in params.iter() {
             if v == 0 {
                 return Err(usage(format!("{}: parameter {k} must be > 0", self.name)));
+            }
+            if k == THREADS && v > MAX_THREADS {
+                return Err(usage(format!(
+                    "{}: {THREADS}={v} is more than {MAX_THREADS}",
+                    self.name
+                )));
             }
         }
         (self.validate)(&params).map_err(|e| usage(e.to_string()))?;
@@ -383,6 +393,14 @@ mod tests {
         assert!(DEMO
             .resolve_params(Size::Quick, &[("threads".into(), 0)])
             .is_err());
+        let e = DEMO
+            .resolve_params(Size::Quick, &[("threads".into(), MAX_THREADS + 1)])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("threads=1025 is more than 1024"),
+            "{e}"
+        );
+        assert!(e.downcast_ref::<UsageError>().is_some());
         assert!(DEMO
             .resolve_params(Size::Quick, &[("w".into(), 0)])
             .is_err());
