@@ -24,7 +24,7 @@ use std::time::Duration;
 pub fn main(args: RunArgs) -> ExitCode {
     match resolve(&args) {
         Ok(r) => match r.imp.base() {
-            "mote" => match r.threads.map(runtimes::mote_threads).transpose() {
+            "mote" => match r.threads().map(runtimes::mote_threads).transpose() {
                 Ok(_) => run_here(&r, InProcess::Mote),
                 Err(e) => report_error(&e),
             },
@@ -32,7 +32,7 @@ pub fn main(args: RunArgs) -> ExitCode {
                 &r,
                 InProcess::Tokio(Tokio {
                     style: r.style,
-                    threads: r.threads,
+                    threads: r.threads(),
                 }),
             ),
             _ => through_peer(&r),
@@ -49,8 +49,13 @@ struct Resolved {
     entry: &'static Entry,
     variant: &'static str,
     params: Params,
+}
+
+impl Resolved {
     /// The option [`THREADS`], when set.
-    threads: Option<usize>,
+    fn threads(&self) -> Option<usize> {
+        self.params.get_usize(THREADS).ok()
+    }
 }
 
 fn resolve(args: &RunArgs) -> Result<Resolved> {
@@ -66,7 +71,6 @@ fn resolve(args: &RunArgs) -> Result<Resolved> {
     }
     Ok(Resolved {
         variant: entry.spec.resolve_variant(args.variant.as_deref())?,
-        threads: params.get_usize(THREADS).ok(),
         params,
         imp,
         style,

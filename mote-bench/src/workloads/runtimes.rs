@@ -70,11 +70,10 @@ impl Tokio {
         T: Send + 'static,
     {
         let mut builder = if self.style == Some(CURRENT_THREAD.name) {
-            if self.threads.is_some_and(|n| n != 1) {
+            if let Some(n) = self.threads.filter(|&n| n != 1) {
                 return Err(super::spec::usage(format!(
-                    "tokio:{} runs one thread; it takes no threads={}",
-                    CURRENT_THREAD.name,
-                    self.threads.unwrap_or_default()
+                    "tokio:{} runs one thread; it takes no threads={n}",
+                    CURRENT_THREAD.name
                 )));
             }
             tokio::runtime::Builder::new_current_thread()

@@ -284,12 +284,11 @@ impl Spec {
     }
 
     /// The options `params` sets: its names that are not the contract's parameters.
-    pub fn options_set<'a>(&self, params: &'a Params) -> impl Iterator<Item = &'a str> + 'a {
-        let contract: Vec<&'static str> = self.params.iter().map(|s| s.name).collect();
+    pub fn options_set<'a>(&'a self, params: &'a Params) -> impl Iterator<Item = &'a str> + 'a {
         params
             .iter()
             .map(|(k, _)| k)
-            .filter(move |k| !contract.contains(k))
+            .filter(|k| !self.params.iter().any(|s| s.name == *k))
     }
 
     /// The parameters the tests run at: the quick values with [`Spec::test_sizes`] applied.

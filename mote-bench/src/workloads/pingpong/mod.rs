@@ -47,7 +47,7 @@ static SPEC: Spec = Spec {
 pub const PAIRS: &str = "pairs";
 
 fn at_most_one_pair_per_trip(p: &Params) -> Result<()> {
-    let pairs = p.get(PAIRS).unwrap_or(1);
+    let pairs = pairs(p);
     anyhow::ensure!(
         pairs <= p.get("r")?,
         "pingpong: pairs={pairs} is more than the round trips, r={}",
@@ -62,13 +62,21 @@ pub fn share(r: u64, pairs: u64, k: u64) -> u64 {
     r / pairs + u64::from(k < r % pairs)
 }
 
-/// What A tells main: trips made and replies that differed from their request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What A tells main: trips made and replies that differed from their request. Main adds
+/// the pairs' reports up.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Report {
     /// Round trips made.
     pub trips: u64,
     /// Replies that differed from their request.
     pub mismatches: u64,
+}
+
+impl std::ops::AddAssign for Report {
+    fn add_assign(&mut self, other: Report) {
+        self.trips += other.trips;
+        self.mismatches += other.mismatches;
+    }
 }
 
 /// What a runtime supplies: `pairs` pairs A and B making `r` round trips in all (pair `k`

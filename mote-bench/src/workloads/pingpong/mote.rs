@@ -29,10 +29,7 @@ impl Volley for Mote {
                 // A: its pair's round trips, then a report to main.
                 mote::spawn(move |mut a: Process<u64>| async move {
                     let me = a.pid();
-                    let mut report = Report {
-                        trips: 0,
-                        mismatches: 0,
-                    };
+                    let mut report = Report::default();
                     for i in 0..trips {
                         b.send((i, me));
                         let v = a.recv().await;
@@ -42,11 +39,9 @@ impl Volley for Mote {
                     report_to.send(report);
                 });
             }
-            let mut total = main.recv().await;
-            for _ in 1..pairs {
-                let report = main.recv().await;
-                total.trips += report.trips;
-                total.mismatches += report.mismatches;
+            let mut total = Report::default();
+            for _ in 0..pairs {
+                total += main.recv().await;
             }
             Ok(Measured::new(ms_since(start), total))
         })

@@ -35,14 +35,9 @@ impl Volley for Tokio {
                 }
                 reports.push(report_rx);
             }
-            let mut total = Report {
-                trips: 0,
-                mismatches: 0,
-            };
+            let mut total = Report::default();
             for report_rx in reports {
-                let report = report_rx.await.map_err(|_| closed("pingpong A"))?;
-                total.trips += report.trips;
-                total.mismatches += report.mismatches;
+                total += report_rx.await.map_err(|_| closed("pingpong A"))?;
             }
             Ok(Measured::new(ms_since(start), total))
         })
@@ -63,10 +58,7 @@ fn volley_unbounded(r: u64, report_tx: oneshot::Sender<Report>) {
     });
     // A: R round trips, then a report to main.
     tokio::spawn(async move {
-        let mut report = Report {
-            trips: 0,
-            mismatches: 0,
-        };
+        let mut report = Report::default();
         for i in 0..r {
             if to_b.send(i).is_err() {
                 break;
@@ -93,10 +85,7 @@ fn volley_bounded(r: u64, report_tx: oneshot::Sender<Report>) {
         }
     });
     tokio::spawn(async move {
-        let mut report = Report {
-            trips: 0,
-            mismatches: 0,
-        };
+        let mut report = Report::default();
         for i in 0..r {
             if to_b.send(i).await.is_err() {
                 break;
