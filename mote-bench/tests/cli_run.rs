@@ -336,3 +336,21 @@ fn remote_without_its_feature_says_how_to_enable_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--features remote"));
 }
+
+/// A reader that closed its end early (`mote-bench list | head -1`) ends the listing quietly:
+/// exit status 0 and no panic. The pipe's read end is closed before the program starts, so
+/// its first write fails every time (the old `println!`s panicked on it, status 101).
+#[test]
+fn list_into_a_closed_pipe_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = bench()
+        .arg("list")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "status {:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -11,7 +11,7 @@ pub fn main(args: CompareArgs) -> ExitCode {
     match (read(&args.old), read(&args.new)) {
         (Ok(old), Ok(new)) => {
             let c = compare(&new, &old, &args.old.display().to_string());
-            print!("{}", report::compare::render(&c));
+            super::print(&report::compare::render(&c));
             ExitCode::SUCCESS
         }
         (Err(e), _) | (_, Err(e)) => {

@@ -5,75 +5,96 @@ use crate::catalog::WORKLOADS;
 use crate::cli::ListArgs;
 use crate::peers::{self, version_of, Peers, PEERS};
 use crate::workloads::spec::{Spec, THREADS};
+use std::fmt::Write;
 use std::process::ExitCode;
 
 /// Runs the subcommand.
 pub fn main(args: ListArgs) -> ExitCode {
     if args.markdown {
-        print!("{}", markdown_table());
-        return ExitCode::SUCCESS;
+        super::print(&markdown_table());
+    } else {
+        super::print(&listing().expect("writing into a String cannot fail"));
     }
-    println!("Workloads (param=quick/standard/full):");
-    println!(
+    ExitCode::SUCCESS
+}
+
+/// The catalog as `list` prints it, and which implementations can run here.
+fn listing() -> Result<String, std::fmt::Error> {
+    let mut out = String::new();
+    writeln!(out, "Workloads (param=quick/standard/full):")?;
+    writeln!(
+        out,
         "  every workload takes the option {}: the runtime's worker threads (one per core when \
          absent)",
         with_takers(&[THREADS], false)
-    );
+    )?;
     for w in WORKLOADS.iter().map(|e| e.spec) {
         let params: Vec<String> = w
             .params
             .iter()
             .map(|p| format!("{}={}/{}/{}", p.name, p.quick, p.standard, p.full))
             .collect();
-        println!("  {:<9} variants: {}", w.name, variants(w).join(", "));
-        println!("  {:<9} params:   {}", "", params.join(" "));
+        writeln!(out, "  {:<9} variants: {}", w.name, variants(w).join(", "))?;
+        writeln!(out, "  {:<9} params:   {}", "", params.join(" "))?;
         if !w.options.is_empty() {
-            println!("  {:<9} options:  {}", "", with_takers(w.options, false));
+            writeln!(
+                out,
+                "  {:<9} options:  {}",
+                "",
+                with_takers(w.options, false)
+            )?;
         }
         for s in w.styles {
-            println!("  {:<9} style:    {}:{}: {}", "", s.imp, s.name, s.summary);
+            writeln!(
+                out,
+                "  {:<9} style:    {}:{}: {}",
+                "", s.imp, s.name, s.summary
+            )?;
         }
         if !w.extras.is_empty() {
-            println!("  {:<9} extras:   {}", "", w.extras.join(", "));
+            writeln!(out, "  {:<9} extras:   {}", "", w.extras.join(", "))?;
         }
-        println!("  {:<9} {}", "", w.summary);
+        writeln!(out, "  {:<9} {}", "", w.summary)?;
     }
-    println!("\nImplementations:");
+    writeln!(out, "\nImplementations:")?;
     let width = PEERS
         .iter()
         .flat_map(|p| p.impls.iter().map(|i| i.name.len()))
         .max()
         .unwrap_or(0)
         .max(14);
-    println!(
+    writeln!(
+        out,
         "  {:<width$} in-process (mote-bench/src/workloads/*/mote.rs)",
         "mote"
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  {:<width$} in-process (mote-bench/src/workloads/*/tokio.rs)",
         "tokio"
-    );
+    )?;
     let peers = Peers::discover(peers::locate_dir(), false);
     for p in PEERS {
         let program = peers.program(p.runtime);
         for i in p.impls {
             match &program {
-                Ok(prog) => println!("  {:<width$} {prog}", i.name),
-                Err(why) => println!("  {:<width$} unavailable: {why}", i.name),
+                Ok(prog) => writeln!(out, "  {:<width$} {prog}", i.name)?,
+                Err(why) => writeln!(out, "  {:<width$} unavailable: {why}", i.name)?,
             }
-            println!("  {:<width$} {}", "", i.summary);
+            writeln!(out, "  {:<width$} {}", "", i.summary)?;
         }
         if let Some(v) = version_of(p.version) {
-            println!("  {:<width$} toolchain: {v}", "");
+            writeln!(out, "  {:<width$} toolchain: {v}", "")?;
         }
         if !p.in_default_run {
-            println!(
+            writeln!(
+                out,
                 "  {:<width$} (in --full runs, or when named with --impls)",
                 ""
-            );
+            )?;
         }
     }
-    ExitCode::SUCCESS
+    Ok(out)
 }
 
 /// `batch (mote, tokio); pairs (mote, tokio, go)`: options and who takes them (in Markdown,

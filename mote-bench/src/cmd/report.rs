@@ -15,12 +15,12 @@ pub fn main(args: ReportArgs) -> ExitCode {
     let written = report::json::read(&args.results).and_then(|r| report::write_all(&r, &dir));
     match written {
         Ok(w) => {
-            println!(
-                "wrote {} and {} charts in {}",
+            super::print(&format!(
+                "wrote {} and {} charts in {}\n",
                 w.html.display(),
                 w.svgs.len(),
                 dir.display()
-            );
+            ));
             ExitCode::SUCCESS
         }
         Err(e) => {

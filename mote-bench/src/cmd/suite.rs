@@ -88,18 +88,18 @@ fn run(args: SuiteArgs) -> Result<ExitCode> {
     if let Some((path, old)) = &old {
         results.comparison = Some(compare(&results, old, path));
     }
-    print!("{}", report::console::render(&results));
+    super::print(&report::console::render(&results));
     if let Some(c) = &results.comparison {
-        print!("{}", report::compare::render(c));
+        super::print(&report::compare::render(c));
     }
     let written = report::write_all(&results, &args.out)?;
-    println!(
-        "\nwrote {}, {} and {} charts in {}",
+    super::print(&format!(
+        "\nwrote {}, {} and {} charts in {}\n",
         written.json.display(),
         written.html.display(),
         written.svgs.len(),
         args.out.display()
-    );
+    ));
     if let Some(why) = &results.incomplete {
         eprintln!("{why}; the reports hold what was measured");
         return Ok(ExitCode::from(interrupt::EXIT_INTERRUPTED));
