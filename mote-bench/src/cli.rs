@@ -120,6 +120,11 @@ pub struct RunArgs {
     /// [default: full, the contract's sizes]
     #[arg(long, value_parser = Size::parse)]
     pub size: Option<Size>,
+    /// mote only: after the RESULT line, print on stderr what mote's scheduler threads did
+    /// in this program's life (tasks run, steals, spins, sleeps, busy time per thread, and
+    /// the wake-ups of sleeping threads): how a run shares its work among the threads.
+    #[arg(long)]
+    pub scheduler_stats: bool,
 }
 
 impl RunArgs {

@@ -354,3 +354,32 @@ fn list_into_a_closed_pipe_ends_quietly() {
     assert!(out.status.success(), "status {:?}: {stderr}", out.status);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `--scheduler-stats` prints mote's scheduler counters after the RESULT line, and is a usage
+/// error for the other implementations.
+#[test]
+fn scheduler_stats_are_motes_alone() {
+    let args = |imp: &str| {
+        let mut a = vec!["run", "--workload", "ring", "--impl", imp, "--quick"];
+        a.push("--scheduler-stats");
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let out = bench().args(args("mote")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let tasks: u64 = stderr
+        .lines()
+        .filter(|l| l.starts_with("SCHED worker="))
+        .map(|l| {
+            let t = l.split(' ').find_map(|w| w.strip_prefix("tasks=")).unwrap();
+            t.parse::<u64>().unwrap()
+        })
+        .sum();
+    assert!(stderr.starts_with("SCHED threads="), "{stderr}");
+    assert!(
+        tasks > 0,
+        "the ring's processes ran on the threads: {stderr}"
+    );
+    let out = bench().args(args("tokio")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -128,3 +128,48 @@ fn process_queued_behind_a_long_poll_runs_on_the_idle_thread() {
         "B did not run while C computed for 5 s, although a scheduler thread was idle"
     );
 }
+
+/// The metrics count what the scheduler threads do to share work: W sleeps (both threads
+/// fall asleep; the timer's wake-up of W wakes one), then spawns 16 processes that each
+/// compute for a millisecond. They wait in W's thread's queue, so the other thread is woken
+/// for them and steals some; when the work runs out, the threads spin before they sleep.
+#[test]
+fn wakeups_steals_and_spins_are_counted() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    two_threads();
+    let (before, after) = mote::run(|mut w: Process<()>| async move {
+        mote::sleep(Duration::from_millis(20)).await;
+        let before = metrics::snapshot();
+        let me = w.pid();
+        for _ in 0..16 {
+            mote::spawn(move |_: Process<()>| async move {
+                let until = Instant::now() + Duration::from_millis(1);
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+                me.send(());
+            });
+        }
+        for _ in 0..16 {
+            w.recv().await;
+        }
+        (before, metrics::snapshot())
+    })
+    .unwrap();
+    let sum = |m: &metrics::RuntimeMetrics, f: fn(&metrics::WorkerMetrics) -> u64| -> u64 {
+        m.workers.iter().map(f).sum()
+    };
+    assert!(before.wakeups >= 1, "W's timer woke a sleeping thread");
+    assert!(
+        after.wakeups > before.wakeups,
+        "the spawned processes woke the other thread: {before:?} -> {after:?}"
+    );
+    assert!(
+        sum(&after, |w| w.steals) > sum(&before, |w| w.steals),
+        "the other thread stole: {before:?} -> {after:?}"
+    );
+    assert!(
+        sum(&after, |w| w.spins) > sum(&before, |w| w.spins),
+        "a thread spun once its work ran out: {before:?} -> {after:?}"
+    );
+}

@@ -22,10 +22,25 @@ use std::time::Duration;
 
 /// Runs the subcommand.
 pub fn main(args: RunArgs) -> ExitCode {
-    match resolve(&args) {
+    let resolved = resolve(&args).and_then(|r| {
+        if args.scheduler_stats && r.imp.base() != "mote" {
+            return Err(spec::usage(format!(
+                "--scheduler-stats reads mote's scheduler; {} is not mote",
+                r.imp
+            )));
+        }
+        Ok(r)
+    });
+    match resolved {
         Ok(r) => match r.imp.base() {
             "mote" => match r.threads().map(runtimes::mote_threads).transpose() {
-                Ok(_) => run_here(&r, InProcess::Mote),
+                Ok(_) => {
+                    let status = run_here(&r, InProcess::Mote);
+                    if args.scheduler_stats {
+                        eprint!("{}", scheduler_stats(&mote::metrics::snapshot()));
+                    }
+                    status
+                }
                 Err(e) => report_error(&e),
             },
             "tokio" => run_here(
@@ -95,6 +110,27 @@ fn run_here(r: &Resolved, on: InProcess) -> ExitCode {
         }
         Err(e) => report_error(&e),
     }
+}
+
+/// The `--scheduler-stats` lines: one for the runtime, then one per scheduler thread.
+pub fn scheduler_stats(m: &mote::metrics::RuntimeMetrics) -> String {
+    let mut out = format!(
+        "SCHED threads={} wakeups={} uptime_ms={:.1}\n",
+        m.workers.len(),
+        m.wakeups,
+        m.uptime_ns as f64 / 1e6
+    );
+    for (i, w) in m.workers.iter().enumerate() {
+        out.push_str(&format!(
+            "SCHED worker={i} tasks={} steals={} spins={} sleeps={} busy_ms={:.1}\n",
+            w.tasks_run,
+            w.steals,
+            w.spins,
+            w.sleeps,
+            w.busy_ns as f64 / 1e6
+        ));
+    }
+    out
 }
 
 /// How a failed run is reported: the exit status and the message for stderr.
@@ -182,6 +218,26 @@ fn through_peer(r: &Resolved) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scheduler_stats_print_a_line_per_thread() {
+        let mut m = mote::metrics::RuntimeMetrics::default();
+        m.wakeups = 7;
+        m.uptime_ns = 2_500_000;
+        for tasks in [10, 20] {
+            let mut w = mote::metrics::WorkerMetrics::default();
+            w.tasks_run = tasks;
+            w.steals = 3;
+            w.busy_ns = 1_000_000;
+            m.workers.push(w);
+        }
+        assert_eq!(
+            scheduler_stats(&m),
+            "SCHED threads=2 wakeups=7 uptime_ms=2.5\n\
+             SCHED worker=0 tasks=10 steals=3 spins=0 sleeps=0 busy_ms=1.0\n\
+             SCHED worker=1 tasks=20 steals=3 spins=0 sleeps=0 busy_ms=1.0\n"
+        );
+    }
 
     #[test]
     fn errors_map_to_the_contract_statuses() {

@@ -44,8 +44,8 @@ use crate::values::term::Atom;
 
 /// The runtime's counters at one moment (see the [module docs](self)).
 ///
-/// Counters (`spawned`, `exited`, `messages_sent`, a worker's `busy_ns` and `tasks_run`)
-/// only grow; compare two snapshots for rates. Lengths (`processes`, the run queues) are
+/// Counters (`spawned`, `exited`, `messages_sent`, `wakeups`, a worker's `busy_ns`,
+/// `tasks_run`, `sleeps`, `steals` and `spins`) only grow; compare two snapshots for rates. Lengths (`processes`, the run queues) are
 /// what they were when read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -68,6 +68,11 @@ pub struct RuntimeMetrics {
     /// Processes woken from outside the scheduler threads (by timers, IO, other threads),
     /// waiting in the shared queue for a worker to take them.
     pub global_queue: usize,
+    /// Wake-ups sent to the scheduler threads that were asleep or about to fall asleep, for
+    /// work they should take: each takes the sleepers' lock and, when a thread was really
+    /// waiting, a system call in the thread that sends it (see `sleeps` for the threads' side;
+    /// the rules are in `docs/design.md`, "Idle threads").
+    pub wakeups: u64,
 }
 
 impl RuntimeMetrics {
@@ -168,6 +173,12 @@ pub struct WorkerMetrics {
     /// Times it fell asleep for want of work (each wake-up from that costs a system call
     /// in the thread that wakes it, and tens of microseconds).
     pub sleeps: u64,
+    /// Times it took work from another thread's queue (each steal moves up to half of it):
+    /// how much the threads balance their load, and what it costs in moved cache lines.
+    pub steals: u64,
+    /// Times it ran out of work and spun, looking at every queue for a few microseconds,
+    /// before stealing or falling asleep.
+    pub spins: u64,
 }
 
 /// One process's counters (see [`process_info`](crate::process_info) for its links and
@@ -206,7 +217,7 @@ pub struct ProcessMetrics {
 /// ```
 pub fn snapshot() -> RuntimeMetrics {
     let counts = counters::counts();
-    let (uptime, workers, global_queue) = match global::running() {
+    let (uptime, workers, global_queue, wakeups) = match global::running() {
         Some(scheduler) => {
             let (uptime, workers) = scheduler.worker_stats();
             let workers = workers
@@ -216,11 +227,13 @@ pub fn snapshot() -> RuntimeMetrics {
                     tasks_run: w.tasks,
                     run_queue: w.queued,
                     sleeps: w.sleeps,
+                    steals: w.steals,
+                    spins: w.spins,
                 })
                 .collect();
-            (uptime, workers, scheduler.injected())
+            (uptime, workers, scheduler.injected(), scheduler.wakeups())
         }
-        None => (Duration::ZERO, Vec::new(), 0),
+        None => (Duration::ZERO, Vec::new(), 0, 0),
     };
     let [normal, shutdown, killed, panic, other] = counts.exits;
     RuntimeMetrics {
@@ -237,6 +250,7 @@ pub fn snapshot() -> RuntimeMetrics {
         messages_sent: counts.sent,
         workers,
         global_queue,
+        wakeups,
     }
 }
 
@@ -319,6 +333,10 @@ mod export {
     /// | `mote_messages_sent_total` | counter | |
     /// | `mote_worker_busy_microseconds_total` | counter | `worker`: 0, 1, ... |
     /// | `mote_worker_tasks_total` | counter | `worker` |
+    /// | `mote_worker_sleeps_total` | counter | `worker` |
+    /// | `mote_worker_steals_total` | counter | `worker` |
+    /// | `mote_worker_spins_total` | counter | `worker` |
+    /// | `mote_wakeups_total` | counter | |
     /// | `mote_run_queue_length` | gauge | `worker`, or `global` for the shared queue |
     ///
     /// Counters are set to their absolute values (mote keeps the totals), so exporting
@@ -352,9 +370,14 @@ mod export {
                 .absolute(w.tasks_run);
             ::metrics::counter!("mote_worker_sleeps_total", "worker" => worker.clone())
                 .absolute(w.sleeps);
+            ::metrics::counter!("mote_worker_steals_total", "worker" => worker.clone())
+                .absolute(w.steals);
+            ::metrics::counter!("mote_worker_spins_total", "worker" => worker.clone())
+                .absolute(w.spins);
             ::metrics::gauge!("mote_run_queue_length", "worker" => worker).set(w.run_queue as f64);
         }
         ::metrics::gauge!("mote_run_queue_length", "worker" => "global").set(m.global_queue as f64);
+        ::metrics::counter!("mote_wakeups_total").absolute(m.wakeups);
     }
 
     /// Spawns a process that calls [`export`] every `every` (at least a millisecond), until
@@ -422,6 +445,21 @@ mod export {
                 "mote_worker_sleeps_total",
                 Unit::Count,
                 "Times a scheduler thread fell asleep for want of work"
+            );
+            describe_counter!(
+                "mote_worker_steals_total",
+                Unit::Count,
+                "Times a scheduler thread took work from another thread's queue"
+            );
+            describe_counter!(
+                "mote_worker_spins_total",
+                Unit::Count,
+                "Times a scheduler thread spun looking for work before stealing or sleeping"
+            );
+            describe_counter!(
+                "mote_wakeups_total",
+                Unit::Count,
+                "Wake-ups sent to sleeping scheduler threads"
             );
             describe_gauge!(
                 "mote_run_queue_length",

@@ -139,6 +139,10 @@ struct WorkerStats {
     tasks: AtomicU64,
     /// Times the worker fell asleep (blocked on the condition variable).
     sleeps: AtomicU64,
+    /// Steals from other workers' queues that brought a task (each moves a batch).
+    steals: AtomicU64,
+    /// Times the worker spun looking for work (see [`Scheduler::spin`]).
+    spins: AtomicU64,
 }
 
 /// A worker's figures, as [`Scheduler::worker_stats`] reads them.
@@ -152,6 +156,10 @@ pub(crate) struct WorkerSnapshot {
     pub(crate) queued: usize,
     /// Times it fell asleep.
     pub(crate) sleeps: u64,
+    /// Steals from other workers' queues that brought a task.
+    pub(crate) steals: u64,
+    /// Times it spun looking for work.
+    pub(crate) spins: u64,
 }
 
 impl Scheduler {
@@ -247,6 +255,7 @@ impl Scheduler {
             self.spinning.fetch_sub(1, Ordering::Relaxed);
             return false;
         }
+        bump(&self.stats[me].spins);
         let found = self.spin_for_work(me);
         self.spinning.fetch_sub(1, Ordering::Relaxed);
         found
@@ -296,9 +305,7 @@ impl Scheduler {
             // (a deferred drop that fails a call, say): not sleeping on it.
             || self.has_work(me) || !self.lifos[me].peek().is_null(),
             || {
-                stats
-                    .sleeps
-                    .store(stats.sleeps.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+                bump(&stats.sleeps);
                 // Never 0, which means awake.
                 let asleep_at = self.nanos().max(1);
                 stats.write(|| stats.asleep_at.store(asleep_at, Ordering::Relaxed));
@@ -320,12 +327,20 @@ impl Scheduler {
         self.started.elapsed().as_nanos().min(u64::MAX as u128) as u64
     }
 
-    /// Counts a task run by worker `me` (its only writer: a load and a store, no locked
-    /// instruction).
+    /// Counts a task run by worker `me`.
     #[inline]
     fn count_task(&self, me: usize) {
-        let tasks = &self.stats[me].tasks;
-        tasks.store(tasks.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        bump(&self.stats[me].tasks);
+    }
+
+    /// Counts a steal from another worker's queue by worker `me`.
+    fn count_steal(&self, me: usize) {
+        bump(&self.stats[me].steals);
+    }
+
+    /// Wake-ups of sleeping workers so far (each a system call in the thread that woke one).
+    pub(crate) fn wakeups(&self) -> u64 {
+        self.sleepers.wakeups()
     }
 
     /// The time since the workers started, and each worker's figures as of then, in worker
@@ -348,6 +363,8 @@ impl Scheduler {
                     tasks: stats.tasks.load(Ordering::Relaxed),
                     queued: stealer.len() + stack.len(),
                     sleeps: stats.sleeps.load(Ordering::Relaxed),
+                    steals: stats.steals.load(Ordering::Relaxed),
+                    spins: stats.spins.load(Ordering::Relaxed),
                 }
             })
             .collect();
@@ -401,6 +418,13 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// Adds one to a counter of a worker's record, by that worker (its only writer: a load and a
+/// store, no locked instruction).
+#[inline]
+fn bump(counter: &AtomicU64) {
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
 impl WorkerStats {

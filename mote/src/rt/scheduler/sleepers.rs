@@ -9,12 +9,14 @@
 //! The notifier wakes under the lock the sleeper holds from its increment until it waits,
 //! so the wake cannot fall between the sleeper's look and its wait.
 
-use crate::rt::sync::{fence, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::rt::sync::{fence, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
 
 pub(crate) struct Sleepers {
     idle: AtomicUsize,
     lock: Mutex<()>,
     wakeup: Condvar,
+    /// Wake-ups issued, for the metrics: written only under `lock`.
+    wakeups: AtomicU64,
 }
 
 impl Sleepers {
@@ -23,6 +25,7 @@ impl Sleepers {
             idle: AtomicUsize::new(0),
             lock: Mutex::new(()),
             wakeup: Condvar::new(),
+            wakeups: AtomicU64::new(0),
         }
     }
 
@@ -32,8 +35,17 @@ impl Sleepers {
         fence(Ordering::SeqCst);
         if self.idle.load(Ordering::Relaxed) != 0 {
             let _guard = self.lock.lock();
+            // The lock orders the writers: a load and a store, no locked instruction.
+            let wakeups = self.wakeups.load(Ordering::Relaxed);
+            self.wakeups.store(wakeups + 1, Ordering::Relaxed);
             self.wakeup.notify_one();
         }
+    }
+
+    /// Wake-ups sent so far: calls of [`Sleepers::notify`] that found a worker counted idle
+    /// (asleep, or about to sleep and perhaps finding the work itself).
+    pub(crate) fn wakeups(&self) -> u64 {
+        self.wakeups.load(Ordering::Relaxed)
     }
 
     /// How many workers are asleep or about to sleep (for the watchdog).

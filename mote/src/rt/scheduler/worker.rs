@@ -274,6 +274,7 @@ impl Thief {
     ) -> Option<Runnable> {
         let (task, from_peer) = found?;
         if from_peer {
+            scheduler.count_steal(me);
             self.stole = Some((Instant::now(), scheduler.others_tasks(me)));
         }
         Some(task)
