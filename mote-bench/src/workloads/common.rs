@@ -68,10 +68,14 @@ pub fn random_ints(n: usize, lo: u64, hi: u64, seed: u64) -> Vec<i64> {
 ///   division with a test that picks a 32-bit `div` when both operands fit, and that guard
 ///   split the step over three taken jumps (to the 32-bit `div`, back to the increment, back
 ///   to the top); on `u32` the step is one straight block whose only taken jump is the
-///   back-edge. The `u64` loop ran `workers serial` at 6.2 to 9.3 ms from one run of the same
-///   binary to the next (two modes, in every layout tried), this one at 6.1 to 6.6 ms
-///   (docs/workloads.md has the figures). Go's compiler does not guard its divisions; the Go
-///   peer takes the same `uint32` loop, which made it faster too.
+///   back-edge. `workers serial` went from 9.2 to 6.7 ms (6.8 ms with an unrelated function
+///   placed before this one, another layout); the `u64` loop ran in two modes from one run
+///   of the same binary to the next (6.2-6.7 or 8.2-9.3 ms, in five layouts of a standalone
+///   copy), this one at 6.1-6.6 ms in all of them. Its 2,619,049 divisions alone, issued
+///   back to back, take 5.15 ms here: the rest is mostly the mispredicted branch at each
+///   factor found and each exit. A `NonZeroU32` divisor (no zero test) ran no faster. Go's
+///   compiler does not guard its divisions, but its `uint32` loop beat its `int64` one
+///   (6.9 against 7.4 ms), so the Go peer runs the same `uint32` loop (docs/workloads.md).
 pub fn prime_factor_count(n: u64) -> u64 {
     // `n < 2^31` keeps `d` at most 46,341 (the first `d` with `d * d > n`), so `d * d` fits
     // in 32 bits as well; the cast keeps every bit of such an `n`.
@@ -277,6 +281,11 @@ mod tests {
         }
         // Either side of the switch from the u32 loop to the u64 one.
         for n in (1u64 << 31) - 300..(1u64 << 31) + 300 {
+            assert_eq!(prime_factor_count(n), contract(n), "count({n})");
+        }
+        // Around 2^32, where a u32 loop's `d * d` would wrap (its `d` reaches 65,536 for the
+        // primes there): these stay on the u64 loop.
+        for n in u64::from(u32::MAX) - 100..u64::from(u32::MAX) + 100 {
             assert_eq!(prime_factor_count(n), contract(n), "count({n})");
         }
         assert_eq!(prime_factor_count((1 << 31) - 1), 1);
