@@ -186,10 +186,37 @@ func randomInts(n int) []int64 {
 // countFactors is the contract's prime factor count (with multiplicity). The
 // step where d does not divide n has its own loop, the shape the Rust programs
 // use (it keeps their compiler from serialising the divisions); the same
-// divisions as the contract's single loop.
+// divisions as the contract's single loop. Below 2^31 (every workers item) it
+// runs on uint32, as the Rust programs do: d stays at most 46,341, so d*d fits.
+// Measured with 1..=50,000 serially (ms, medians, Go 1.19 and 1.26 alike): this
+// 6.5-6.9, the int64 loop alone 7.3-7.6, a uint64 loop 7.5-7.6 (Go does not
+// gain from unsigned 64-bit division here).
 func countFactors(n int64) int64 {
+	if n >= 0 && n < 1<<31 {
+		return int64(countFactors32(uint32(n)))
+	}
 	c := int64(0)
 	d := int64(2)
+	for n > 1 {
+		if d*d > n {
+			return c + 1
+		}
+		for n%d != 0 {
+			d++
+			if d*d > n {
+				return c + 1
+			}
+		}
+		n /= d
+		c++
+	}
+	return c
+}
+
+// countFactors32 is countFactors' loop on uint32, for n < 2^31.
+func countFactors32(n uint32) uint32 {
+	c := uint32(0)
+	d := uint32(2)
 	for n > 1 {
 		if d*d > n {
 			return c + 1
