@@ -64,7 +64,7 @@ use std::ptr;
 
 use crate::rt::sync::UnsafeCell;
 use crate::rt::sync::{
-    dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering,
+    dekker_load_ptr, dekker_load_u64, AtomicPtr, AtomicU16, AtomicU64, AtomicU8, Ordering,
 };
 
 /// Slots in a queue's first block. Small, because most mailboxes hold a handful of messages
@@ -115,13 +115,14 @@ const SHORT_CAP: u32 = 1;
 fn next_cap<M>(last: &Header) -> u32 {
     let max = max_cap::<M>();
     let short = SHORT_CAP.min(max);
-    let doubled = (last.cap * 2).min(max);
-    if last.taken.load(Ordering::Relaxed) == 0 {
+    let cap = last.cap();
+    let doubled = (cap * 2).min(max);
+    if last.taken() == 0 {
         doubled
-    } else if last.cap < short {
+    } else if cap < short {
         doubled.min(short)
     } else {
-        (last.cap / 2).max(short)
+        (cap / 2).max(short)
     }
 }
 
@@ -141,11 +142,6 @@ pub(crate) struct Header {
     tags: AtomicPtr<UnsafeCell<u64>>,
     /// The first position in the block.
     start: u64,
-    /// The number of slots.
-    cap: u32,
-    /// The slots popped so far: written by the consumer alone, read by a producer deciding
-    /// the size of the next block (see [`next_cap`]).
-    taken: AtomicU32,
     /// Consumer-only, meaningful in the head block: the oldest block not freed yet (null:
     /// this one). Blocks popped past wait here until they are released (see the module).
     oldest: UnsafeCell<*mut Header>,
@@ -153,9 +149,43 @@ pub(crate) struct Header {
     /// that loom reports a producer touching a block the consumer may have freed.
     #[cfg(loom)]
     live: UnsafeCell<()>,
+    /// The number of slots (at most [`MAX_CAP`], so 16 bits: see `ready_head`).
+    cap: u16,
+    /// The slots popped so far: written by the consumer alone, read by a producer deciding
+    /// the size of the next block (see [`next_cap`]).
+    taken: AtomicU16,
+    /// The first ready flags, in the 4 bytes the 16-bit `cap` and `taken` leave before the
+    /// header's end; the rest follow the header (see [`READY_OFFSET`]). So a first block of
+    /// 4 zero-sized messages is 56 bytes, a 64-byte malloc chunk, where a header that ended
+    /// before its flags made it 60, padded to 64, an 80-byte chunk: every process that has
+    /// received a `()` and not run yet holds one (`million`'s send loop leaves hundreds of
+    /// thousands). Under loom the flags all follow the header.
+    #[cfg(not(loom))]
+    ready_head: [AtomicU8; 4],
 }
 
+const _: () = assert!(MAX_CAP <= u16::MAX as u32);
+
 impl Header {
+    /// The number of slots.
+    #[inline(always)]
+    fn cap(&self) -> u32 {
+        u32::from(self.cap)
+    }
+
+    /// The slots popped so far (see `taken`).
+    #[inline(always)]
+    fn taken(&self) -> u32 {
+        u32::from(self.taken.load(Ordering::Relaxed))
+    }
+
+    /// Consumer only: `taken` slots are popped.
+    #[inline(always)]
+    fn set_taken(&self, taken: u32) {
+        // At most the cap, which fits (asserted at `MAX_CAP`).
+        self.taken.store(taken as u16, Ordering::Relaxed);
+    }
+
     #[inline(always)]
     fn check_live(&self) {
         #[cfg(loom)]
@@ -163,7 +193,12 @@ impl Header {
     }
 }
 
-/// Where a block's ready flags start: right after the header.
+/// Where a block's ready flags start: in the header's last 4 bytes (`ready_head`), the
+/// rest following the header.
+#[cfg(not(loom))]
+const READY_OFFSET: usize = mem::offset_of!(Header, ready_head);
+/// Under loom (whose atomics are larger) right after the header.
+#[cfg(loom)]
 const READY_OFFSET: usize = {
     let align = mem::align_of::<AtomicU8>();
     mem::size_of::<Header>().div_ceil(align) * align
@@ -240,11 +275,14 @@ fn alloc_block<M>(start: u64, cap: u32, prev: *mut Header) -> *mut Header {
             released: AtomicU64::new(0),
             tags: AtomicPtr::new(ptr::null_mut()),
             start,
-            cap,
-            taken: AtomicU32::new(0),
             oldest: UnsafeCell::new(ptr::null_mut()),
             #[cfg(loom)]
             live: UnsafeCell::new(()),
+            // At most `MAX_CAP`, which fits (asserted there).
+            cap: cap as u16,
+            taken: AtomicU16::new(0),
+            #[cfg(not(loom))]
+            ready_head: [const { AtomicU8::new(0) }; 4],
         });
         for index in 0..cap {
             ptr::from_ref(ready(block, index))
@@ -262,7 +300,7 @@ fn alloc_block<M>(start: u64, cap: u32, prev: *mut Header) -> *mut Header {
 unsafe fn free_block<M>(block: *mut Header) {
     // SAFETY: the caller's contract.
     let header = unsafe { &*block };
-    let cap = header.cap;
+    let cap = header.cap();
     let tags = header.tags.load(Ordering::Acquire);
     if !tags.is_null() {
         // SAFETY: allocated by `tag_array` as a boxed slice of `cap` cells.
@@ -348,7 +386,7 @@ impl Queue {
         // freed before this position is ready.
         let header = unsafe { &*block };
         header.check_live();
-        let (start, cap) = (header.start, header.cap);
+        let (start, cap) = (header.start, header.cap());
         let index = (position - start) as u32;
         // SAFETY: this producer alone claimed `position`, so it alone writes its slot.
         unsafe { ptr::copy_nonoverlapping(value, slot::<M>(block, cap, index), 1) };
@@ -383,7 +421,7 @@ impl Queue {
             // SAFETY: as in `push`: live while `position` is not ready.
             let header = unsafe { &*block };
             header.check_live();
-            let (start, cap) = (header.start, header.cap);
+            let (start, cap) = (header.start, header.cap());
             let index = (position - start) as u32;
             let here = (cap - index).min(count - done);
             for k in 0..here {
@@ -418,7 +456,7 @@ impl Queue {
         // all) with a tail above our position (see the module docs).
         let mut header = unsafe { &*block };
         header.check_live();
-        let (mut start, mut cap) = (header.start, header.cap);
+        let (mut start, mut cap) = (header.start, header.cap());
         // Behind `hint` (its mover overtook us): walk back. Every block on the way starts
         // after our position, so the consumer cannot have popped past it.
         while position < start {
@@ -426,7 +464,7 @@ impl Queue {
             // SAFETY: as above; the first block starts at 0, so `prev` is not null here.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = (header.start, header.cap);
+            (start, cap) = (header.start, header.cap());
         }
         if position - start < u64::from(cap) {
             return block;
@@ -441,7 +479,7 @@ impl Queue {
             // SAFETY: after `hint`'s block, so live while our position is not ready.
             header = unsafe { &*block };
             header.check_live();
-            (start, cap) = (header.start, header.cap);
+            (start, cap) = (header.start, header.cap());
         }
         // Move `hint` to our block, so that the next pushes find theirs at once.
         // SAFETY: the blocks from the old `hint` to ours are live (see above).
@@ -514,7 +552,7 @@ impl Queue {
             return;
         }
         // SAFETY: the head block is live (see `pop`).
-        if unsafe { &*block }.cap > SHORT_CAP.min(max_cap::<M>()) {
+        if unsafe { &*block }.cap() > SHORT_CAP.min(max_cap::<M>()) {
             // SAFETY: the caller's contract; `block` is the head block.
             unsafe { self.shrink_head::<M>(block) };
         }
@@ -529,9 +567,9 @@ impl Queue {
     unsafe fn shrink_head<M>(&self, block: *mut Header) {
         // SAFETY: the head block is live.
         let header = unsafe { &*block };
-        let taken = header.taken.load(Ordering::Relaxed);
-        let end = header.start + u64::from(header.cap);
-        if taken < header.cap {
+        let taken = header.taken();
+        let end = header.start + u64::from(header.cap());
+        if taken < header.cap() {
             // Skip the unused positions, only if no producer has claimed the next one
             // (then its message is on the way: not idle). SeqCst like every claim.
             let position = header.start + u64::from(taken);
@@ -544,7 +582,7 @@ impl Queue {
             }
             // Consumer-only counter: the skipped positions count as popped (never read:
             // no producer claimed them, so none writes them).
-            header.taken.store(header.cap, Ordering::Relaxed);
+            header.set_taken(header.cap());
         }
         if !header.next.load(Ordering::Acquire).is_null() {
             // A producer linked the next block (it claimed `end`): the next pop moves on
@@ -590,8 +628,8 @@ impl Queue {
         }
         // SAFETY: the head block is live: only this consumer frees blocks, never the head.
         let mut header = unsafe { &*block };
-        let mut cap = header.cap;
-        let mut taken = header.taken.load(Ordering::Relaxed);
+        let mut cap = header.cap();
+        let mut taken = header.taken();
         if taken == cap {
             let next = header.next.load(Ordering::Acquire);
             if next.is_null() {
@@ -602,7 +640,7 @@ impl Queue {
             block = next;
             // SAFETY: as above.
             header = unsafe { &*block };
-            cap = header.cap;
+            cap = header.cap();
             taken = 0;
         }
         // SAFETY: `taken` is below the cap.
@@ -620,7 +658,7 @@ impl Queue {
             // ready flag.
             unsafe { (*tags.add(taken as usize)).with(|t| *t) }
         };
-        header.taken.store(taken + 1, Ordering::Relaxed);
+        header.set_taken(taken + 1);
         // Blocks popped past wait for their release; try again now that the head moved,
         // so that a receiver that keeps up holds one block, not two or three.
         // SAFETY: consumer-only field of the head block.
@@ -691,7 +729,7 @@ impl Queue {
         }
         // SAFETY: the head block is live (see `pop`).
         let header = unsafe { &*block };
-        header.start + u64::from(header.taken.load(Ordering::Relaxed))
+        header.start + u64::from(header.taken())
     }
 
     /// True when nothing has been pushed since the consumer's last pop: a push that is half
@@ -777,7 +815,7 @@ impl Queue {
 #[cold]
 fn grow<M>(header: &Header, block: *mut Header) -> *mut Header {
     let fresh = alloc_block::<M>(
-        header.start + u64::from(header.cap),
+        header.start + u64::from(header.cap()),
         next_cap::<M>(header),
         block,
     );
@@ -806,7 +844,7 @@ unsafe fn append_spare(mut block: *mut Header, fresh: *mut Header) {
         header.check_live();
         // SAFETY: unpublished: ours alone; the CAS below publishes the new place.
         unsafe {
-            (*fresh).start = header.start + u64::from(header.cap);
+            (*fresh).start = header.start + u64::from(header.cap());
             (*fresh).prev = block;
         }
         match header.next.compare_exchange(
@@ -828,7 +866,7 @@ unsafe fn append_spare(mut block: *mut Header, fresh: *mut Header) {
 unsafe fn free_unpublished<M>(block: *mut Header) {
     // SAFETY: the caller's contract: ours alone, nothing written in it.
     unsafe {
-        let cap = (*block).cap;
+        let cap = (*block).cap();
         for index in 0..cap {
             ptr::drop_in_place(ptr::from_ref(ready(block, index)).cast_mut());
         }
@@ -870,11 +908,15 @@ mod tests {
         // The queue lives in every process-table slot; the header is paid per block.
         assert_eq!(mem::size_of::<Queue>(), 24);
         assert_eq!(mem::size_of::<Header>(), 56);
-        // A full block of `u64`s: about 9.2 bytes per message.
-        assert_eq!(
-            block_layout::<u64>(max_cap::<u64>()).size(),
-            56 + 256 + 256 * 8
-        );
+        // The first ready flags fill the header's last 4 bytes.
+        assert_eq!(READY_OFFSET, 52);
+        // A first block of `()`s is the header alone (a 64-byte malloc chunk), one of
+        // `u64`s 88 bytes (a 96-byte chunk).
+        assert_eq!(block_layout::<()>(FIRST_CAP).size(), 56);
+        assert_eq!(block_layout::<u64>(FIRST_CAP).size(), 88);
+        // A full block of `u64`s: about 9.2 bytes per message (the flags end at 308, the
+        // values start at 312).
+        assert_eq!(block_layout::<u64>(max_cap::<u64>()).size(), 312 + 256 * 8);
     }
 
     /// The caps of the blocks from the head block on.
@@ -884,7 +926,7 @@ mod tests {
         while !block.is_null() {
             // SAFETY: single-threaded; the blocks from the head on are live.
             let header = unsafe { &*block };
-            caps.push(header.cap);
+            caps.push(header.cap());
             block = header.next.load(Ordering::Acquire);
         }
         caps
@@ -930,7 +972,7 @@ mod tests {
         while !block.is_null() {
             // SAFETY: as above.
             let header = unsafe { &*block };
-            bytes += block_layout::<M>(header.cap).size();
+            bytes += block_layout::<M>(header.cap()).size();
             block = header.next.load(Ordering::Acquire);
         }
         bytes
@@ -990,7 +1032,7 @@ mod tests {
             let block = queue.find_block::<u64>(300);
             let header = &*block;
             let index = (300 - header.start) as u32;
-            slot::<u64>(block, header.cap, index).write(300);
+            slot::<u64>(block, header.cap(), index).write(300);
             ready(block, index).store(1, Ordering::Release);
             assert_eq!(queue.pop::<u64>(), Some((0, 300)));
             queue.shrink_idle::<u64>();
