@@ -371,7 +371,9 @@ impl Runnable {
             }
             Poll::Pending => {
                 // Release: the next poll (maybe on another thread) sees this one's writes.
-                let before = cell.state.fetch_and(!RUNNING, Ordering::AcqRel);
+                // RUNNING is set (ours), so subtracting it clears it: one `lock xadd`,
+                // where a `fetch_and` whose result is used compiles to a CAS loop.
+                let before = cell.state.fetch_sub(RUNNING, Ordering::AcqRel);
                 if before & (SCHEDULED | LIVE) == SCHEDULED | LIVE {
                     // Woken during the poll: the waker left it to us to schedule it.
                     // SAFETY: as in `wake`, the header is live while we hold the run right.
@@ -382,7 +384,7 @@ impl Runnable {
                     if before & LIVE == 0 {
                         // A body that marked itself completed and still returned Pending:
                         // completed all the same (what it owns is gone).
-                        cell.state.store(0, Ordering::Release);
+                        cell.state.swap(0, Ordering::AcqRel);
                     }
                     false
                 }
@@ -408,11 +410,11 @@ unsafe fn complete(ptr: NonNull<TaskCell>) {
         }
     }
     // Every flag off: RUNNING, LIVE, and SCHEDULED (a wake during the last poll, or an
-    // unrun runnable's, means nothing any more). A plain store: wakes only write with a
-    // compare-exchange from a state they read, which fails against this one, and they do
-    // nothing once they see it. Release: the next `spawn` in this cell (Acquire) sees the
-    // body's drop.
-    cell.state.store(0, Ordering::Release);
+    // unrun runnable's, means nothing any more). A swap, not a plain store: loom found a
+    // plain store letting the next `spawn` read a wake's earlier compare-exchange (state
+    // `LIVE | RUNNING | SCHEDULED`) after it. Release: the next `spawn` in this cell
+    // (Acquire) sees the body's drop.
+    cell.state.swap(0, Ordering::AcqRel);
 }
 
 /// Completes the task if a poll unwinds (see the module docs of `rt::task`, "Panics").
