@@ -122,7 +122,8 @@ pub struct RunArgs {
     pub size: Option<Size>,
     /// mote only: after the RESULT line, print on stderr what mote's scheduler threads did
     /// in this program's life (tasks run, steals, spins, sleeps, busy time per thread, and
-    /// the wake-ups of sleeping threads): how a run shares its work among the threads.
+    /// the wake-ups of sleeping threads): how a run shares its work among the threads (all
+    /// zero for a run that starts no runtime, as `workers serial`).
     #[arg(long)]
     pub scheduler_stats: bool,
 }

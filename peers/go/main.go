@@ -193,30 +193,16 @@ func randomInts(n int) []int64 {
 // gain from unsigned 64-bit division here).
 func countFactors(n int64) int64 {
 	if n >= 0 && n < 1<<31 {
-		return int64(countFactors32(uint32(n)))
+		return int64(trialDivision(uint32(n)))
 	}
-	c := int64(0)
-	d := int64(2)
-	for n > 1 {
-		if d*d > n {
-			return c + 1
-		}
-		for n%d != 0 {
-			d++
-			if d*d > n {
-				return c + 1
-			}
-		}
-		n /= d
-		c++
-	}
-	return c
+	return trialDivision(n)
 }
 
-// countFactors32 is countFactors' loop on uint32, for n < 2^31.
-func countFactors32(n uint32) uint32 {
-	c := uint32(0)
-	d := uint32(2)
+// trialDivision is countFactors' loop on one integer type (int64, or uint32
+// below 2^31), compiled once per type.
+func trialDivision[T uint32 | int64](n T) T {
+	c := T(0)
+	d := T(2)
 	for n > 1 {
 		if d*d > n {
 			return c + 1

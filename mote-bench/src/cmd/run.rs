@@ -22,16 +22,7 @@ use std::time::Duration;
 
 /// Runs the subcommand.
 pub fn main(args: RunArgs) -> ExitCode {
-    let resolved = resolve(&args).and_then(|r| {
-        if args.scheduler_stats && r.imp.base() != "mote" {
-            return Err(spec::usage(format!(
-                "--scheduler-stats reads mote's scheduler; {} is not mote",
-                r.imp
-            )));
-        }
-        Ok(r)
-    });
-    match resolved {
+    match resolve(&args) {
         Ok(r) => match r.imp.base() {
             "mote" => match r.threads().map(runtimes::mote_threads).transpose() {
                 Ok(_) => {
@@ -83,6 +74,11 @@ fn resolve(args: &RunArgs) -> Result<Resolved> {
     let params = entry.spec.resolve_params(args.size(), &args.params)?;
     if let Some(why) = peers::leaves_out(imp.base(), entry.spec, &params) {
         return Err(spec::usage(why));
+    }
+    if args.scheduler_stats && imp.base() != "mote" {
+        return Err(spec::usage(format!(
+            "--scheduler-stats reads mote's scheduler; {imp} is not mote"
+        )));
     }
     Ok(Resolved {
         variant: entry.spec.resolve_variant(args.variant.as_deref())?,
