@@ -128,9 +128,14 @@ impl Drop for Unfinished {
 }
 
 /// A run that ends while another run spawns must not end the new processes. A spawn reuses
-/// a slot that may last have held a process of the ending run; if the new process were
-/// published alive before its own run group was recorded, the ending run's sweep could read
-/// the old group beside the new process's id and end it with `shutdown`.
+/// a slot that may last have held a process of the ending run; the ending run's sweep must
+/// never pair the new process's id with what it read of the slot's last process (its run
+/// group, or that it was alive) and end the new process with `shutdown`. The loom model
+/// `loom_a_group_read_beside_a_recycled_slot_names_no_newer_process` checks the read
+/// itself; this test runs the two runs side by side.
+///
+/// The live run waits for its own processes before it ends, so that none of them is ended by
+/// its own end (on a busy machine, some wait in another thread's queue for a while).
 #[test]
 fn a_run_ending_beside_spawns_ends_none_of_the_spawned() {
     const ROUNDS: usize = 3000;
@@ -157,7 +162,8 @@ fn a_run_ending_beside_spawns_ends_none_of_the_spawned() {
         }
     });
     let ended_early = Arc::new(AtomicUsize::new(0));
-    let early = ended_early.clone();
+    let finished = Arc::new(AtomicUsize::new(0));
+    let (early, done) = (ended_early.clone(), finished.clone());
     mote::run(move |_main: Process<()>| async move {
         for _ in 0..ROUNDS {
             let pids: Vec<Pid<u8>> = (0..PER_ROUND)
@@ -166,10 +172,12 @@ fn a_run_ending_beside_spawns_ends_none_of_the_spawned() {
                         finished: false,
                         ended_early: early.clone(),
                     };
+                    let done = done.clone();
                     mote::spawn(move |mut p: Process<u8>| async move {
                         let mut guard = guard;
                         p.recv().await;
                         guard.finished = true;
+                        done.fetch_add(1, Ordering::SeqCst);
                     })
                 })
                 .collect();
@@ -177,6 +185,15 @@ fn a_run_ending_beside_spawns_ends_none_of_the_spawned() {
                 pid.send(0);
             }
             mote::yield_now().await;
+        }
+        // Every process has finished, or was ended early (and counted so).
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while done.load(Ordering::SeqCst) + early.load(Ordering::SeqCst) < ROUNDS * PER_ROUND {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the live run's processes neither finished nor ended"
+            );
+            mote::sleep(Duration::from_millis(1)).await;
         }
     })
     .unwrap();

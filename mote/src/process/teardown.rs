@@ -35,14 +35,11 @@ pub(crate) fn new_group() -> u32 {
 fn end_group(group: u32, root: ProcessId) -> usize {
     let mut alive = 0;
     for slot in TABLE.slots() {
-        // The id first, then the group: if the slot is recycled in between, the id is
-        // stale and `terminate` finds no process. A new incarnation's group is written
-        // before its id is published (`Slot::occupy`), so a live id is never read beside
-        // the group of the slot's previous process.
-        let Some(id) = slot.live_id() else { continue };
-        if slot.run_group() != group {
+        // A live process of the group, or a stale id (the slot recycled meanwhile), which
+        // `terminate` refuses; never a process of another run (see `live_id_in_group`).
+        let Some(id) = slot.live_id_in_group(group) else {
             continue;
-        }
+        };
         // The root is ending by itself; every other process is told to.
         if id == root || signals::terminate(id, ExitReason::Shutdown) {
             alive += 1;

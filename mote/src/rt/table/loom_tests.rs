@@ -54,11 +54,15 @@ fn release(slot: &Slot) {
 }
 
 fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
+    occupied_slot_of_group(0)
+}
+
+fn occupied_slot_of_group(run_group: u32) -> (Arc<Slot>, Arc<Flag>) {
     let slot = Arc::new(Slot::new());
     slot.queue.init();
     let flag = Arc::new(Flag(thread::current()));
     // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, 0) };
+    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, run_group) };
     (slot, flag)
 }
 
@@ -367,5 +371,35 @@ fn loom_queue_drop_queued_waits_for_a_claimed_push() {
         producer.join().unwrap();
         // SAFETY: the producer is joined.
         assert_eq!(unsafe { queue.drain::<Counted>() }, 0);
+    });
+}
+
+/// A run ending reads each slot's process and its run group while that process ends and
+/// a spawn of another run reuses the slot: the id it finds in the ending group is never the
+/// new process's (ending that one with `shutdown` would end a process of a live run).
+#[cfg(loom)]
+#[test]
+fn loom_a_group_read_beside_a_recycled_slot_names_no_newer_process() {
+    model(|| {
+        let (slot, flag) = occupied_slot_of_group(1);
+        let spawner = {
+            let slot = Arc::clone(&slot);
+            thread::spawn(move || {
+                // The process of group 1 ends, and the slot goes to a process of group 2.
+                slot.begin_exit();
+                slot.release_own_reference();
+                // SAFETY: recycled above; nobody else occupies it; its messages are `u32`s.
+                unsafe { slot.occupy(Waker::from(flag), &U32_KIND, 2) };
+            })
+        };
+        if let Some(id) = slot.live_id_in_group(1) {
+            assert_eq!(
+                id.serial(),
+                0,
+                "the new process of group 2 read as one of group 1"
+            );
+        }
+        spawner.join().unwrap();
+        release(&slot);
     });
 }

@@ -175,8 +175,31 @@ impl Slot {
     }
 
     /// The id of the process the slot holds, if one is alive (a snapshot, for listings).
+    ///
+    /// The serial is read before the state. A serial changes only after its incarnation's
+    /// `ALIVE` was cleared (`try_recycle` publishes it with Release), so an `ALIVE` read
+    /// after the serial (Acquire) belongs to that serial's incarnation or a later one. If
+    /// the slot is recycled between the two reads, the id is the ended process's: stale,
+    /// and refused by every later check. Read the other way round, the id of a process
+    /// born after the state was read could be paired with what was read of the one before
+    /// it (see [`Slot::live_id_in_group`]).
     pub(crate) fn live_id(&self) -> Option<ProcessId> {
-        (self.state.load(Ordering::Acquire) & ALIVE != 0).then(|| self.id())
+        let serial = self.serial.load(Ordering::Acquire);
+        (self.state.load(Ordering::Acquire) & ALIVE != 0)
+            .then(|| ProcessId::local(self.index(), serial))
+    }
+
+    /// The id of the process the slot holds, if one is alive and of run `group` (for a run
+    /// ending, which ends the processes it finds with `shutdown`).
+    ///
+    /// The id is never that of a process of another group: the group is read after the
+    /// `ALIVE` that [`Slot::live_id`] saw (Acquire), and `occupy` writes it before that
+    /// `ALIVE` (Release); so it is the group of the id's incarnation, or, if that one has
+    /// ended since, of a later state of the slot, when the id is stale and ending it does
+    /// nothing.
+    pub(crate) fn live_id_in_group(&self, group: u32) -> Option<ProcessId> {
+        let id = self.live_id()?;
+        (self.run_group() == group).then_some(id)
     }
 
     /// The slot's links, monitors, flags and name, locked. The lock is the one that orders
