@@ -248,14 +248,19 @@ async fn mote_nodes_connect_tick_and_detect_silence() {
     assert_eq!(from, b.local.name);
 
     // A peer that completes the handshake and then says nothing, not even ticks, is
-    // declared down after the tick time.
+    // declared down after the tick time. b's connection is not what this part checks: on a
+    // starved machine (a test run beside real-time benchmarks) b's ticks can come late
+    // enough for it to be declared down first, so its end is let pass.
     let s = handshaken(&a, "mute@127.0.0.1").await;
-    match a.next_seen().await {
-        Seen::Closed(name, e) => {
-            assert_eq!(name.as_str(), "mute@127.0.0.1");
-            assert!(e.contains("silent"), "{e}");
+    loop {
+        match a.next_seen().await {
+            Seen::Closed(name, e) if name.as_str() == "mute@127.0.0.1" => {
+                assert!(e.contains("silent"), "{e}");
+                break;
+            }
+            Seen::Closed(name, _) if name == b.local.name => {}
+            other => panic!("{other:?}"),
         }
-        other => panic!("{other:?}"),
     }
     drop(s);
 }
