@@ -129,7 +129,8 @@ pub static PEERS: &[Peer] = &[
                 leading: &[],
                 params: &[],
                 only: &[],
-                options: &[],
+                // `threads`: the schedulers online, at most the BEAM's one per core.
+                options: &[THREADS, pingpong::PAIRS],
             },
             PeerImpl {
                 name: "elixir_tuned",
@@ -138,7 +139,7 @@ pub static PEERS: &[Peer] = &[
                 leading: &[],
                 params: &[("tuned", 1)],
                 only: &["million", "spawn", "fanin", "workers"],
-                options: &[],
+                options: &[THREADS],
             },
         ],
     },

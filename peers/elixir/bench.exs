@@ -4,9 +4,12 @@
 #
 # W is the workload, V its variant ("-" when it has none), and every one of the
 # workload's params is given as k=v (the sizes live in the harness's catalog,
-# `mote-bench list`, which passes them all). Exactly one RESULT line goes to
-# stdout; everything else to stderr. Wrong answer: exit status 1; unknown
-# workload/variant/param or a missing param: exit status 2.
+# `mote-bench list`, which passes them all). Options follow the params:
+# "threads=N" (every workload: the schedulers online, at most the ones this
+# BEAM started, one per core) and a workload's own (pingpong's "pairs=P",
+# listed by its options/0). Exactly one RESULT line goes to stdout; everything
+# else to stderr. Wrong answer: exit status 1; unknown workload/variant/param,
+# a missing param or an option out of range: exit status 2.
 #
 # This file is the driver: it loads shared.exs and the workload's own file,
 # W.exs beside it, which defines the module Bench.<W> with variants/0 (nil:
@@ -38,18 +41,26 @@ defmodule Bench do
         :ok
     end
 
-    params = Enum.reduce(kvs, mod.params(), &parse_param(&1, &2, name))
+    option_names = ["threads" | Enum.map(options(mod), &Atom.to_string/1)]
+    {option_kvs, param_kvs} = Enum.split_with(kvs, &(option_name(&1) in option_names))
+    params = Enum.reduce(param_kvs, mod.params(), &parse_param(&1, &2, name))
+    given = Enum.map(option_kvs, &parse_option/1)
 
     case Enum.find(params, fn {_, v} -> v == nil end) do
       {k, nil} -> usage("#{name} needs every param (#{names(mod.params())}): #{k} is missing")
       nil -> :ok
     end
 
-    {wall, extras} = mod.run(variant, Map.new(params))
+    case List.keyfind(given, :threads, 0) do
+      {:threads, n} -> schedulers_online(n)
+      nil -> :ok
+    end
+
+    {wall, extras} = mod.run(variant, Map.new(params ++ given))
 
     line =
       ["RESULT bench=#{name} impl=elixir variant=#{variant}"] ++
-        Enum.map(params, fn {k, v} -> "#{k}=#{v}" end) ++
+        Enum.map(params ++ given, fn {k, v} -> "#{k}=#{v}" end) ++
         ["wall_ms=#{ms(wall)}"] ++ extras
 
     IO.puts(Enum.join(line, " "))
@@ -72,6 +83,35 @@ defmodule Bench do
   end
 
   defp names(params), do: params |> Keyword.keys() |> Enum.join(", ")
+
+  # The workload's own options (atoms), if it has any.
+  defp options(mod) do
+    if function_exported?(mod, :options, 0), do: mod.options(), else: []
+  end
+
+  defp option_name(kv), do: kv |> String.split("=", parts: 2) |> hd()
+
+  # An option's value is a positive integer.
+  defp parse_option(kv) do
+    [k, v] = String.split(kv, "=", parts: 2)
+
+    case Integer.parse(v) do
+      {n, ""} when n > 0 -> {String.to_atom(k), n}
+      _ -> usage("option #{k}=#{inspect(v)} is not a positive integer")
+    end
+  end
+
+  # `threads`, as Go's GOMAXPROCS: how many schedulers run Erlang code at once. The
+  # BEAM starts one scheduler per core and can take fewer online, not more (more would
+  # need `+S` when the BEAM starts).
+  defp schedulers_online(n) do
+    started = :erlang.system_info(:schedulers)
+
+    if n > started,
+      do: usage("threads=#{n} is more than the #{started} schedulers this BEAM started (one per core)")
+
+    :erlang.system_flag(:schedulers_online, n)
+  end
 
   defp parse_param(kv, params, name) do
     with [k, v] <- String.split(kv, "=", parts: 2),

@@ -1,33 +1,46 @@
 # pingpong: A (which starts B) sends i to B, B replies i; R round trips, then A
-# reports to main.
+# reports to main. With the option pairs=P, P such pairs share the R round trips
+# (an even share each, the remainder to the first pairs) and main adds their
+# reports up.
 
 defmodule Bench.Pingpong do
   import Bench.Shared
 
   def variants, do: nil
   def params, do: [r: nil]
+  def options, do: [:pairs]
 
-  def run(_, %{r: r}) do
+  def run(_, %{r: r} = p) do
+    pairs = Map.get(p, :pairs, 1)
+    if pairs > r, do: usage("pingpong: pairs=#{pairs} is more than the round trips, r=#{r}")
     main = self()
     t0 = now()
 
-    spawn(fn ->
-      a = self()
-      b = spawn(fn -> pong(a) end)
-      {trips, bad} = ping(b, 0, r, 0)
-      send(b, :stop)
-      send(main, {:pingpong, trips, bad})
-    end)
+    for k <- 0..(pairs - 1) do
+      share = div(r, pairs) + if(k < rem(r, pairs), do: 1, else: 0)
 
-    receive do
-      {:pingpong, trips, bad} ->
-        wall = now() - t0
-
-        if trips != r or bad != 0,
-          do: fail("pingpong: #{trips} trips, #{bad} wrong replies, want #{r}")
-
-        {wall, []}
+      spawn(fn ->
+        a = self()
+        b = spawn(fn -> pong(a) end)
+        {trips, bad} = ping(b, 0, share, 0)
+        send(b, :stop)
+        send(main, {:pingpong, trips, bad})
+      end)
     end
+
+    {trips, bad} =
+      Enum.reduce(1..pairs, {0, 0}, fn _, {t, b} ->
+        receive do
+          {:pingpong, trips, bad} -> {t + trips, b + bad}
+        end
+      end)
+
+    wall = now() - t0
+
+    if trips != r or bad != 0,
+      do: fail("pingpong: #{trips} trips, #{bad} wrong replies, want #{r}")
+
+    {wall, []}
   end
 
   defp pong(a) do

@@ -426,13 +426,18 @@ mod tests {
         let skynet = [catalog::find("skynet").unwrap()];
         let (scenarios, sweeps) = plan(&skynet, Size::Quick, Sweeps::Scaling, 2);
         assert_eq!((scenarios.len(), sweeps.len()), (2, 1));
-        // Go runs every point; the BEAM's peer none.
+        // Go and the BEAM's peer run every point; Clojure's core.async peer none.
         let l = lineup(
             &scenarios[0],
-            &[Impl::mote(), Impl::named("go"), Impl::named("elixir")],
+            &[
+                Impl::mote(),
+                Impl::named("go"),
+                Impl::named("elixir"),
+                Impl::named("clojure_async"),
+            ],
             &[],
         );
-        assert_eq!(names(&l.run), ["mote", "go"]);
+        assert_eq!(names(&l.run), ["mote", "go", "elixir"]);
     }
 
     #[test]
@@ -456,16 +461,21 @@ mod tests {
             .skipped
             .iter()
             .any(|(i, why)| i.name() == "go" && why == "go does not take the option chunks"));
-        // Go takes `threads`; the BEAM's peer does not.
+        // Go and the BEAM's peer take `threads`; Clojure's agents do not.
         let mut threads = base("ring");
         threads.params.push("threads", 4);
-        let l = lineup(&threads, &[Impl::named("go"), Impl::named("elixir")], &[]);
-        assert_eq!(names(&l.run), ["go"]);
+        let asked = [
+            Impl::named("go"),
+            Impl::named("elixir"),
+            Impl::named("clojure_agents"),
+        ];
+        let l = lineup(&threads, &asked, &[]);
+        assert_eq!(names(&l.run), ["go", "elixir"]);
         assert_eq!(
             l.skipped,
             vec![(
-                Impl::named("elixir"),
-                "elixir does not take the option threads".into()
+                Impl::named("clojure_agents"),
+                "clojure_agents does not take the option threads".into()
             )]
         );
         let gone = [(Impl::named("go"), "`go` is not on PATH".to_string())];

@@ -1,7 +1,7 @@
 //! `pingpong`: two processes A and B (not main); A sends `i` to B, B replies `i` to A, R round
 //! trips, then A reports to main.
 //!
-//! The option `pairs` (mote, tokio and Go) runs that many independent pairs at once, the R
+//! The option `pairs` (mote, tokio, Go and Elixir) runs that many independent pairs at once, the R
 //! round trips shared among them, and main adds their reports up: one pair is a sequential
 //! exchange, many pairs give the scaling study parallel work.
 
