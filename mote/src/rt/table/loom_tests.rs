@@ -108,7 +108,6 @@ fn occupied_slot() -> Arc<Slot> {
     unsafe { occupy(&slot, &U32_KIND) };
     slot
 }
-}
 
 #[test]
 fn loom_two_senders_one_receiver_no_lost_wakeup() {
