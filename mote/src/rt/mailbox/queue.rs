@@ -620,7 +620,7 @@ impl Queue {
     ///
     /// # Safety
     /// Only the single consumer calls this, and every message is an `M`.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         let mut block = self.head.load(Ordering::Acquire);
         if block.is_null() {
