@@ -278,12 +278,13 @@ impl SpawnOptions {
         let slot = TABLE
             .alloc()
             .ok_or(SpawnError::TableFull(crate::rt::table::MAX_PROCESSES))?;
-        let task = Runner::new(slot, f(Process::new(slot)));
-        let runnable = crate::rt::task::spawn::<_, ProcessSchedule>(task);
+        // SAFETY: spawned into the slot's task cell just below.
+        let task = unsafe { Runner::new(f(Process::new(slot))) };
         let run_group = self.run_group.unwrap_or_else(current::run_group);
-        // SAFETY: the slot came from the free list, and the kind's `drain::<M>` matches the
-        // mailbox type of the `Process<M>` the task owns.
-        unsafe { slot.occupy(runnable.waker(), KindOf::<M, Fut>::KIND, run_group) };
+        // SAFETY: the slot came from the free list, table slots are never freed, and the
+        // kind's `drain::<M>` matches the mailbox type of the `Process<M>` the task owns.
+        let runnable =
+            unsafe { slot.occupy::<_, ProcessSchedule>(task, KindOf::<M, Fut>::KIND, run_group) };
         TABLE.live.fetch_add(1, Ordering::Relaxed);
         metrics::count_spawn();
         let id = slot.id();

@@ -1,4 +1,4 @@
-//! The runner of a process: the future the scheduler polls for it (inside its task
+//! The runner of a process: the task body the scheduler polls for it (inside its task
 //! allocation, `rt::task`). It polls the user's future, turns its end (return, panic,
 //! [`Process::exit`](crate::Process::exit), an exit signal) into an exit reason, and runs the
 //! exit protocol.
@@ -14,6 +14,7 @@ use crate::rt::crash_report;
 use crate::rt::current;
 use crate::rt::signals;
 use crate::rt::table::Slot;
+use crate::rt::task::{TaskBody, TaskCell};
 use crate::values::exit::{ExitReason, IntoExitReason};
 
 /// The unwinding payload of [`Process::exit`](crate::Process::exit).
@@ -21,27 +22,25 @@ pub(crate) struct ExitNow(pub(crate) ExitReason);
 
 /// Wraps a process's future (see the module docs).
 ///
-/// No `Option` around the future: an `Option` of an `async` block's state machine takes 8
-/// bytes more (the state machine's discriminant leaves it no niche), and 8 bytes made the
-/// task of a typical idle process cross a malloc size class (80 rather than 72 bytes with
-/// the task's 16-byte header: 96- rather than 80-byte chunks). A null `slot` says the
-/// future was dropped instead.
+/// Nothing but the future: the process's slot is the container of the task's cell, which
+/// every poll is given, and "the future was dropped" is the cell's completed state (the runner
+/// sets it before it drops the future in place, and the task then neither polls nor drops
+/// the runner again). With the task's 8-byte header, a typical idle process's task is 56
+/// bytes, a 64-byte malloc chunk. (No `Option` around the future either: an `Option` of an
+/// `async` block's state machine takes 8 bytes more, as the state machine's discriminant
+/// leaves it no niche.)
 pub(crate) struct Runner<F> {
-    /// The process's slot; null once the future has been dropped (the process ended).
-    slot: *const Slot,
     /// The user's future, dropped in place when the process ends (as a pinned value may
     /// be), or by `Drop` if it never did (the task dropped unfinished).
     future: ManuallyDrop<F>,
 }
 
-// SAFETY: `slot` is a `&'static Slot` (or null), and `Slot` is `Sync`; the future is `Send`
-// if `F` is.
-unsafe impl<F: Send> Send for Runner<F> {}
-
 impl<F> Runner<F> {
-    pub(crate) fn new(slot: &'static Slot, future: F) -> Self {
+    /// # Safety
+    /// The runner is spawned only into the task cell of a process table slot (see
+    /// [`Slot::occupy`]): its polls find the slot from the cell.
+    pub(crate) unsafe fn new(future: F) -> Self {
         Runner {
-            slot,
             future: ManuallyDrop::new(future),
         }
     }
@@ -49,31 +48,27 @@ impl<F> Runner<F> {
 
 impl<F> Drop for Runner<F> {
     fn drop(&mut self) {
-        if !self.slot.is_null() {
-            // SAFETY: a non-null `slot` means the future was not dropped yet, and it is not
-            // used after this. Dropping in place keeps the pinning guarantee.
-            unsafe { ManuallyDrop::drop(&mut self.future) };
-        }
+        // SAFETY: the task drops a runner only if its poll did not end the process (which
+        // marks the task completed before it drops the future: see `poll`), so the future
+        // is live here, and it is not used after this. Dropping in place keeps the pinning
+        // guarantee.
+        unsafe { ManuallyDrop::drop(&mut self.future) };
     }
 }
 
-impl<F> Future for Runner<F>
+impl<F> TaskBody for Runner<F>
 where
-    F: Future,
+    F: Future + Send + 'static,
     F::Output: IntoExitReason,
 {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // SAFETY: nothing is moved out of the runner: the future is pinned in place below,
-        // and `slot` is a plain pointer.
+    fn poll(self: Pin<&mut Self>, cell: &TaskCell, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: nothing is moved out of the runner: the future is pinned in place below.
         let this = unsafe { self.get_unchecked_mut() };
-        // SAFETY: `slot` is null or a `&'static Slot` (see `Runner::new`).
-        let Some(slot) = (unsafe { this.slot.as_ref() }) else {
-            return Poll::Ready(());
-        };
+        // SAFETY: runners are spawned only into table slots' cells (`Runner::new`).
+        let slot = unsafe { Slot::of_task(cell) };
         // SAFETY: the runner is pinned, so its future is (structural pinning: it is never
-        // moved out, and dropped in place); it is live while `slot` is non-null.
+        // moved out, and dropped in place); it is live: the task polls the runner only
+        // until it is completed, and completing is the last thing this poll does with it.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         // The guard spans the whole poll: sends made by the process skip per-message
         // reference counting (see `Slot::send`), and a slot freed meanwhile waits for us.
@@ -115,10 +110,13 @@ where
         // The messages still queued go with it, while their destructors can learn why (a
         // call's reply slot fails with the server's reason).
         let reason = current::while_ending(reason, || {
-            // Null first: a destructor that panics must not get the future dropped twice.
-            this.slot = std::ptr::null();
-            // SAFETY: the future is live (`slot` was non-null) and never used again: `slot`
-            // is null now, so neither `poll` nor `Drop` touches it.
+            // Completed first: a destructor that panics must not get the future dropped
+            // twice (the task would drop the runner if the panic left the poll).
+            // SAFETY: called from the runner's own poll.
+            unsafe { cell.complete_in_poll() };
+            // SAFETY: the future is live (the task polls only runners it has not completed)
+            // and never used again: with the task completed, neither a poll nor `Drop`
+            // touches it.
             let _ = catch_unwind(AssertUnwindSafe(|| unsafe {
                 ManuallyDrop::drop(&mut this.future)
             }));
@@ -169,13 +167,13 @@ mod tests {
     }
 
     #[test]
-    fn the_runner_adds_only_the_slot_pointer_to_the_future() {
+    fn the_runner_adds_nothing_to_the_future() {
         let n = 7u64;
         let future = async move {
             std::future::ready(()).await;
             n
         };
-        assert_eq!(runner_size(&future), 8 + std::mem::size_of_val(&future));
+        assert_eq!(runner_size(&future), std::mem::size_of_val(&future));
     }
 
     /// Counts its drops.
@@ -192,20 +190,18 @@ mod tests {
     #[test]
     fn a_runner_dropped_unfinished_drops_its_future_once() {
         let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let owned = Box::into_raw(Box::new(Slot::new()));
-        // SAFETY: freed below, after the last runner that uses it is gone.
-        let slot: &'static Slot = unsafe { &*owned };
         let counted = Counted(std::sync::Arc::clone(&drops));
-        let runner = Runner::new(slot, async move {
-            let _held = counted;
-            std::future::pending::<()>().await;
-        });
+        // SAFETY: never polled, so it needs no slot.
+        let runner = unsafe {
+            Runner::new(async move {
+                let _held = counted;
+                std::future::pending::<()>().await;
+            })
+        };
         let runner = Box::pin(runner);
         // Not polled (polling needs the runtime): the future still holds its value.
         assert_eq!(drops.load(std::sync::atomic::Ordering::Relaxed), 0);
         drop(runner);
         assert_eq!(drops.load(std::sync::atomic::Ordering::Relaxed), 1);
-        // SAFETY: from `Box::into_raw` above; nothing refers to it any more.
-        drop(unsafe { Box::from_raw(owned) });
     }
 }

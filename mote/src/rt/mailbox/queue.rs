@@ -620,7 +620,11 @@ impl Queue {
     ///
     /// # Safety
     /// Only the single consumer calls this, and every message is an `M`.
-    #[inline]
+    // Always: left to LLVM, it stopped inlining this into the runner's poll once that poll
+    // became a `TaskBody::poll` (the task cell in the slot), and the call, which returns
+    // its `Option<(u64, M)>` through the stack, cost `pingpong` 1.07-1.11x (see
+    // docs/design.md, "The process task").
+    #[inline(always)]
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         let mut block = self.head.load(Ordering::Acquire);
         if block.is_null() {

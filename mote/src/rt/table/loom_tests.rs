@@ -7,13 +7,61 @@
 //! `cargo test`, and under miri (`.ci/run`), which checks each run of the unsafe queue and
 //! slot code for undefined behaviour and data races.
 
+use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Waker;
+use std::task::{Context, Poll};
 
 use crate::rt::sync::models::{model, thread, Unpark as Flag};
 
 use crate::rt::table::slot::{drain, Kind};
 use crate::rt::table::Slot;
+use crate::rt::task::{Runnable, Schedule, TaskBody, TaskCell};
+
+/// The slots' task: each poll unparks the receiver's thread (the test's stand-in for
+/// running the process).
+struct Unparker(Arc<Flag>);
+
+impl TaskBody for Unparker {
+    fn poll(self: Pin<&mut Self>, _: &TaskCell, _: &mut Context<'_>) -> Poll<()> {
+        self.0 .0.unpark();
+        Poll::Pending
+    }
+}
+
+/// A task that completes at its first poll (a process that has ended), so that its slot
+/// can be occupied again.
+#[cfg(loom)]
+struct Finished;
+
+#[cfg(loom)]
+impl TaskBody for Finished {
+    fn poll(self: Pin<&mut Self>, _: &TaskCell, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+}
+
+/// Runs a woken task at once, on the waking thread.
+struct RunAtOnce;
+
+impl Schedule for RunAtOnce {
+    fn schedule(runnable: Runnable, _: bool) {
+        runnable.run();
+    }
+}
+
+/// Occupies the fresh `slot` with an [`Unparker`] of the current thread, runs it once (so
+/// that it is idle, as a parked process is).
+///
+/// # Safety
+/// `slot` is fresh, outlives its task (the `Arc` the tests keep until the end), and its
+/// messages are of `kind`'s type.
+unsafe fn occupy(slot: &Slot, kind: &'static Kind) {
+    let flag = Arc::new(Flag(thread::current()));
+    // SAFETY: the caller's promise.
+    let runnable = unsafe { slot.occupy::<_, RunAtOnce>(Unparker(flag), kind, 0) };
+    // The first poll's unpark is spurious; the receive loop checks its mailbox again.
+    runnable.run();
+}
 
 /// The kinds of the slots below (the task size is not used).
 const U32_KIND: Kind = Kind {
@@ -53,23 +101,18 @@ fn release(slot: &Slot) {
     unsafe { slot.vacate() };
 }
 
-fn occupied_slot() -> (Arc<Slot>, Arc<Flag>) {
-    occupied_slot_of_group(0)
-}
-
-fn occupied_slot_of_group(run_group: u32) -> (Arc<Slot>, Arc<Flag>) {
+fn occupied_slot() -> Arc<Slot> {
     let slot = Arc::new(Slot::new());
     slot.queue.init();
-    let flag = Arc::new(Flag(thread::current()));
-    // SAFETY: the slot is fresh, and its messages are `u32`s.
-    unsafe { slot.occupy(Waker::from(Arc::clone(&flag)), &U32_KIND, run_group) };
-    (slot, flag)
+    // SAFETY: the slot is fresh, kept until the end, and its messages are `u32`s.
+    unsafe { occupy(&slot, &U32_KIND) };
+    slot
 }
 
 #[test]
 fn loom_two_senders_one_receiver_no_lost_wakeup() {
     model(|| {
-        let (slot, _flag) = occupied_slot();
+        let slot = occupied_slot();
         let senders: Vec<_> = [(1u32, true), (2u32, false)]
             .into_iter()
             .map(|(value, pinned)| {
@@ -94,7 +137,7 @@ fn loom_two_senders_one_receiver_no_lost_wakeup() {
 #[test]
 fn loom_one_sender_keeps_order() {
     model(|| {
-        let (slot, _flag) = occupied_slot();
+        let slot = occupied_slot();
         let sender = {
             let slot = Arc::clone(&slot);
             thread::spawn(move || {
@@ -133,9 +176,8 @@ fn loom_send_racing_exit_recycles_once() {
         let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
         let slot = Arc::new(Slot::new());
         slot.queue.init();
-        let flag = Arc::new(Flag(thread::current()));
-        // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
+        // SAFETY: the slot is fresh, kept until the end, and its messages are `Counted`.
+        unsafe { occupy(&slot, &COUNTED_KIND) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -165,9 +207,8 @@ fn loom_a_push_racing_the_exit_is_drained_or_seen() {
         let drops = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
         let slot = Arc::new(Slot::new());
         slot.queue.init();
-        let flag = Arc::new(Flag(thread::current()));
-        // SAFETY: the slot is fresh, and its messages are `Counted`.
-        unsafe { slot.occupy(Waker::from(flag), &COUNTED_KIND, 0) };
+        // SAFETY: the slot is fresh, kept until the end, and its messages are `Counted`.
+        unsafe { occupy(&slot, &COUNTED_KIND) };
         let sender = {
             let (slot, drops) = (Arc::clone(&slot), Arc::clone(&drops));
             thread::spawn(move || {
@@ -381,15 +422,20 @@ fn loom_queue_drop_queued_waits_for_a_claimed_push() {
 #[test]
 fn loom_a_group_read_beside_a_recycled_slot_names_no_newer_process() {
     model(|| {
-        let (slot, flag) = occupied_slot_of_group(1);
+        let slot = Arc::new(Slot::new());
+        slot.queue.init();
+        // SAFETY: the slot is fresh, kept until the end, and its messages are `u32`s.
+        unsafe { slot.occupy::<_, RunAtOnce>(Finished, &U32_KIND, 1) }.run();
         let spawner = {
             let slot = Arc::clone(&slot);
             thread::spawn(move || {
-                // The process of group 1 ends, and the slot goes to a process of group 2.
+                // The process of group 1 ends (its task completed above), and the slot
+                // goes to a process of group 2.
                 slot.begin_exit();
                 slot.release_own_reference();
-                // SAFETY: recycled above; nobody else occupies it; its messages are `u32`s.
-                unsafe { slot.occupy(Waker::from(flag), &U32_KIND, 2) };
+                // SAFETY: recycled above, its task completed; nobody else occupies it; its
+                // messages are `u32`s.
+                unsafe { slot.occupy::<_, RunAtOnce>(Finished, &U32_KIND, 2) }.run();
             })
         };
         if let Some(id) = slot.live_id_in_group(1) {

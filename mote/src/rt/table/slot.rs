@@ -1,6 +1,6 @@
 //! One entry of the process table: the shared half of a process.
 //!
-//! Everything other processes touch lives here: the mailbox, the task's waker, the
+//! Everything other processes touch lives here: the mailbox, the task's state (its cell), the
 //! liveness flags, and (behind a lock, allocated only when used) links, monitors and name.
 //! Slots are pooled: the table never frees one, it recycles it for a new process with a new
 //! serial (the [`ProcessId::serial`] of its ids). That is what lets a [`Pid`](crate::Pid) be a plain id: reaching a slot
@@ -30,7 +30,7 @@
 //! * `DYING` is set when the process ends; whoever drops the last reference afterwards
 //!   claims it (clears it) and recycles the slot, dropping messages still queued.
 
-use std::mem::{self, MaybeUninit};
+use std::mem;
 use std::ptr;
 use std::task::Waker;
 
@@ -43,6 +43,7 @@ use parking_lot::RawMutex;
 use super::extras::Extras;
 use crate::rt::mailbox::queue::Queue;
 use crate::rt::sync::{AtomicPtr, AtomicU32, AtomicU64, Ordering, UnsafeCell};
+use crate::rt::task::{Runnable, Schedule, TaskBody, TaskCell};
 use crate::values::pid::ProcessId;
 
 const ALIVE: u64 = 1 << 0;
@@ -86,15 +87,17 @@ pub(crate) struct Slot {
     /// each receive counts at once, which costs what counting it in a field of its own
     /// for the end of the poll did).
     work: AtomicU64,
-    /// The task's waker: initialised from the slot's first occupation on (`kind` is
-    /// non-null from then on). A dead incarnation's waker stays until the slot is occupied
-    /// again: dropping it frees the task's allocation, and the spawn that reuses the slot
-    /// does that on its own thread, where the allocator takes the memory back (and hands it
-    /// to the new task) without the cross-thread free that made a million spawns 12% slower.
-    waker: UnsafeCell<MaybeUninit<Waker>>,
+    /// The task's cell (`rt::task`): its state word and the allocation of the current (or
+    /// last) incarnation; wakers and runnables of the process are its address. It takes the
+    /// place (and the 16 bytes) of the task's `Waker` that the slot kept before the state word
+    /// moved here from the task's allocation. A dead incarnation's allocation stays until
+    /// the slot is occupied again: the spawn that reuses the slot frees it on its own
+    /// thread, where the allocator takes the memory back (and hands it to the new task)
+    /// without the cross-thread free that made a million spawns 12% slower.
+    task: TaskCell,
     /// The incarnation's [`Kind`]: how to drop its queued messages (it knows the message
     /// type, see [`drain`]) and its task's size. Null until the slot is first occupied;
-    /// written only while no other thread can reach the incarnation (as the waker), read
+    /// written only while no other thread can reach the incarnation (as the task), read
     /// by introspection at any time (hence atomic).
     kind: AtomicPtr<Kind>,
     /// Links, monitors, name and flags: allocated only for processes that use them. Guarded
@@ -108,24 +111,10 @@ pub(crate) struct Slot {
 }
 
 // SAFETY: the `UnsafeCell` fields follow the access rules documented on them: `budget` is
-// owner-only, `waker` is written while no other thread can reach the slot's incarnation
-// (before ALIVE is published, after the last reference is gone) and only read in between.
+// owner-only, `extras` is guarded by `extras_lock`; the task cell is `Sync` itself.
 unsafe impl Sync for Slot {}
 // SAFETY: as above; the slot owns nothing thread-bound.
 unsafe impl Send for Slot {}
-
-/// The table's slots are never dropped; slots the tests build are, with the waker of their
-/// last incarnation.
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if !self.kind.load(Ordering::Acquire).is_null() {
-            self.waker.with_mut(|w| {
-                // SAFETY: as above; initialised since the first occupation (see the field).
-                unsafe { (*w).assume_init_drop() };
-            });
-        }
-    }
-}
 
 impl Slot {
     #[cfg_attr(not(loom), allow(dead_code))] // used to build slots in loom tests
@@ -138,11 +127,24 @@ impl Slot {
             next_free: AtomicU32::new(0),
             budget: UnsafeCell::new(0),
             work: AtomicU64::new(0),
-            waker: UnsafeCell::new(MaybeUninit::uninit()),
+            task: TaskCell::new(),
             kind: AtomicPtr::new(std::ptr::null_mut()),
             extras: std::cell::UnsafeCell::new(None),
             extras_lock: RawMutex::INIT,
         }
+    }
+
+    /// The slot whose task cell `cell` is.
+    ///
+    /// # Safety
+    /// `cell` is the `task` field of a slot that lives for `'static` (a table slot; or a
+    /// test's, kept past every use).
+    #[inline]
+    pub(crate) unsafe fn of_task(cell: &TaskCell) -> &'static Slot {
+        let offset = mem::offset_of!(Slot, task);
+        // SAFETY: the caller's promise: stepping back from the field by its offset stays in
+        // the slot that contains it.
+        unsafe { &*ptr::from_ref(cell).byte_sub(offset).cast::<Slot>() }
     }
 
     /// The serial of the incarnation the slot holds (or held last, or will hold next).
@@ -264,27 +266,30 @@ impl Slot {
         self.state.load(Ordering::Acquire) & (PARKED | FOREIGN) != 0
     }
 
-    /// Makes the slot hold a new process of `run_group`. The slot is free: nobody else can
-    /// reach this incarnation until `ALIVE` is published.
+    /// Makes the slot hold a new process of `run_group` running `body` (scheduled by `S`),
+    /// and returns its first runnable (not yet scheduled). The slot is free: nobody else can
+    /// reach this incarnation until `ALIVE` is published (a stale waker of the slot's task
+    /// may wake it as soon as the task cell holds it: a spurious first wake, see
+    /// [`TaskCell`]).
     ///
     /// # Safety
-    /// The slot was just taken from the free list (or is fresh and initialised), and
-    /// `kind.drain` drops the messages of the process's message type `M`.
-    pub(crate) unsafe fn occupy(&self, waker: Waker, kind: &'static Kind, run_group: u32) {
-        // Published with the state's Release below, as the waker is.
-        let reused = !self
-            .kind
-            .swap(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed)
-            .is_null();
-        self.waker.with_mut(|w| {
-            if reused {
-                // SAFETY: as above; a slot occupied before holds its last incarnation's
-                // waker (see the field).
-                unsafe { (*w).assume_init_drop() };
-            }
-            // SAFETY: as above.
-            unsafe { (*w).write(waker) };
-        });
+    /// The slot was just taken from the free list (or is fresh and initialised), it outlives
+    /// every runnable and waker of its task (table slots are never freed), and `kind.drain`
+    /// drops the messages of the process's message type `M`.
+    pub(crate) unsafe fn occupy<B: TaskBody, S: Schedule>(
+        &self,
+        body: B,
+        kind: &'static Kind,
+        run_group: u32,
+    ) -> Runnable {
+        // Published with the state's Release below.
+        self.kind
+            .store(ptr::from_ref(kind).cast_mut(), Ordering::Relaxed);
+        // SAFETY: the slot outlives its task's runnables and wakers (the caller's promise),
+        // and its last incarnation is over: a slot is recycled only after its process
+        // completed, and after the epoch pin that every run holds (see
+        // `rt::scheduler::worker`) has moved past its end.
+        let runnable = unsafe { self.task.spawn::<B, S>(body) };
         self.work.store(0, Ordering::Relaxed);
         self.next_free.store(0, Ordering::Relaxed);
         // Before ALIVE: a run ending reads the id (Acquire) and then the group, and must
@@ -296,8 +301,9 @@ impl Slot {
             unsafe { *b = 0 };
         });
         // The process's own reference, and ALIVE, published with Release so that a sender
-        // that sees ALIVE (Acquire) also sees the waker and serial.
+        // that sees ALIVE (Acquire) also sees the kind and serial.
         self.state.fetch_add(ALIVE | REF, Ordering::Release);
+        runnable
     }
 
     /// Queues `value` for the incarnation `serial`, waking the receiver if it is parked.
@@ -424,22 +430,18 @@ impl Slot {
 
     /// Whether `waker` wakes this process's task (owner-only).
     pub(crate) fn is_task_waker(&self, waker: &Waker) -> bool {
-        self.waker.with(|w| {
-            // SAFETY: the owner is running, so the slot is occupied and the waker initialised.
-            unsafe { (*w).assume_init_ref().will_wake(waker) }
-        })
+        self.task.is_waker(waker)
     }
 
-    /// Wakes the process's task.
+    /// Wakes the process's task: a compare-exchange on the slot's own line, no call through
+    /// a waker's vtable.
     ///
     /// Callers hold a reference, or the extras lock while `ALIVE` is set: either keeps the
-    /// waker initialised.
+    /// incarnation they mean from being replaced (a wake of a later one would be spurious,
+    /// which is harmless, see [`TaskCell`]).
+    #[inline]
     pub(crate) fn wake_task(&self) {
-        self.waker.with(|w| {
-            // SAFETY: initialised while the slot is occupied and a reference or the extras
-            // lock (with ALIVE observed) is held (the callers' contract).
-            unsafe { (*w).assume_init_ref().wake_by_ref() }
-        });
+        self.task.wake();
     }
 
     /// Drops `amount` of references. Recycles the slot if this was the last reference of a
@@ -470,7 +472,7 @@ impl Slot {
             }
         }
         // SAFETY: we won DYING: the incarnation is over, no reference is held, and nobody
-        // else can touch its mailbox, kind or waker.
+        // else can touch its mailbox or kind.
         unsafe { self.vacate() };
         // Keep only the transient references of stale senders; they will fail the ALIVE
         // check and release without side effects.
@@ -480,8 +482,8 @@ impl Slot {
         crate::rt::table::TABLE.recycle(self);
     }
 
-    /// Ends the incarnation's hold on the slot: drops its queued messages (its waker stays
-    /// until the slot is occupied again, see the field).
+    /// Ends the incarnation's hold on the slot: drops its queued messages (its task's
+    /// allocation stays until the slot is occupied again, see the `task` field).
     /// Recycling does this; the tests do it alone, without handing the slot back to the
     /// table.
     ///

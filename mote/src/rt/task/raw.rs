@@ -1,27 +1,25 @@
-//! The task's allocation (a header, then the future), its per-future-type functions, and
-//! the [`Runnable`] that runs it. The state machine is described in the module docs of
-//! `rt::task`.
+//! The task's cell (its state word and the pointer to the current incarnation's
+//! allocation), the allocation (the body's functions, then the body), and the [`Runnable`]
+//! that runs it. The state machine is described in the module docs of `rt::task`.
 
-use std::cell::UnsafeCell;
-use std::future::Future;
 use std::marker::PhantomData;
 use std::mem::{self, ManuallyDrop};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::ptr::NonNull;
+use std::ptr::{self, NonNull};
 use std::task::{Context, Poll, RawWaker, Waker};
 
-use super::waker::{drop_ref, WAKER_VTABLE};
-use crate::rt::sync::{AtomicUsize, Ordering};
+use super::waker::WAKER_VTABLE;
+use crate::rt::sync::{AtomicUsize, Ordering, UnsafeCell};
 
-/// A `Runnable` exists for the task (or must be made when the running poll ends).
+/// A `Runnable` exists for the incarnation (or must be made when the running poll ends).
 pub(super) const SCHEDULED: usize = 1 << 0;
-/// The future is being polled.
+/// The body is being polled.
 pub(super) const RUNNING: usize = 1 << 1;
-/// The future is gone; wakes do nothing.
-pub(super) const COMPLETED: usize = 1 << 2;
-/// One reference (a waker or the runnable): the count takes the bits above the flags.
-pub(super) const REFERENCE: usize = 1 << 3;
+/// The incarnation's body is live. Without it the cell is *completed*: the body is gone (or
+/// there is none yet), and wakes do nothing. A zeroed cell (the process table's pages are
+/// zeroed memory) is completed and holds no allocation, as [`TaskCell::new`] makes it.
+pub(super) const LIVE: usize = 1 << 2;
 
 /// How the scheduler takes a task that was woken (a type with no value: the one schedule
 /// function every task of a runtime shares).
@@ -30,160 +28,306 @@ pub(crate) trait Schedule {
     /// (a yield) rather than while idle.
     fn schedule(runnable: Runnable, woken_while_running: bool);
 
-    /// Tests count frees with it: called when a task of this schedule is freed.
+    /// Tests count frees with it: called when a task allocation of this schedule is freed.
     #[cfg(test)]
     fn freed() {}
 }
 
-/// What a task's future type provides, reached through its header.
-pub(super) struct TaskVTable {
-    /// Polls the future (pinned in the allocation).
-    poll: unsafe fn(NonNull<Header>, &mut Context<'_>) -> Poll<()>,
-    /// Drops the future in place; a panic in its destructor is swallowed.
-    drop_future: unsafe fn(NonNull<Header>),
-    /// Frees the allocation (the future already dropped).
-    dealloc: unsafe fn(NonNull<Header>),
-    /// The runtime's [`Schedule::schedule`].
-    pub(super) schedule: fn(Runnable, bool),
+/// What a task runs: a future that is also given its task's cell (the process's runner
+/// finds its slot from it, see `Slot::of_task`, and marks the task completed before it
+/// drops its future in place, see [`TaskCell::complete_in_poll`]).
+pub(crate) trait TaskBody: Send + 'static {
+    /// Polls the body, as [`Future::poll`](std::future::Future::poll). `cell` is the cell
+    /// of the task that runs it.
+    fn poll(self: Pin<&mut Self>, cell: &TaskCell, cx: &mut Context<'_>) -> Poll<()>;
 }
 
-/// The start of every task allocation: 16 bytes.
+/// What a task's body type provides, reached through its allocation's header.
+pub(super) struct TaskVTable {
+    /// Polls the body (pinned in the allocation).
+    poll: unsafe fn(NonNull<Header>, &TaskCell, &mut Context<'_>) -> Poll<()>,
+    /// Drops the body in place; a panic in its destructor is swallowed.
+    drop_body: unsafe fn(NonNull<Header>),
+    /// Frees the allocation (the body already dropped).
+    dealloc: unsafe fn(NonNull<Header>),
+    /// The runtime's [`Schedule::schedule`].
+    schedule: fn(Runnable, bool),
+}
+
+/// The start of every task allocation: the body's functions (8 bytes).
 #[repr(C)]
 pub(super) struct Header {
-    /// The flags and reference count (see the module docs of `rt::task`).
-    pub(super) state: AtomicUsize,
-    /// The functions of the future's type.
-    pub(super) vtable: &'static TaskVTable,
+    vtable: &'static TaskVTable,
 }
 
 /// The whole allocation: the header first (so a pointer to one is a pointer to the other),
-/// then the future.
+/// then the body.
 #[repr(C)]
-struct Cell<F> {
+struct Alloc<B> {
     header: Header,
-    /// Dropped in place by `drop_future` (pinned values may be), never by the `Box`.
-    future: UnsafeCell<ManuallyDrop<F>>,
+    /// Dropped in place by `drop_body` (pinned values may be), never by the `Box`.
+    body: std::cell::UnsafeCell<ManuallyDrop<B>>,
 }
 
-/// The bytes of the allocation of a task with future `F` (before malloc rounds it up).
-pub(crate) const fn task_bytes<F>() -> usize {
-    std::mem::size_of::<Cell<F>>()
+/// The bytes of the allocation of a task with body `B` (before malloc rounds it up).
+pub(crate) const fn task_bytes<B>() -> usize {
+    std::mem::size_of::<Alloc<B>>()
 }
 
-/// The vtable of futures `F` scheduled by `S`: one `'static` constant per pair.
-struct VTableOf<F, S>(PhantomData<(fn(F), S)>);
+/// The vtable of bodies `B` scheduled by `S`: one `'static` constant per pair.
+struct VTableOf<B, S>(PhantomData<(fn(B), S)>);
 
-impl<F: Future<Output = ()>, S: Schedule> VTableOf<F, S> {
+impl<B: TaskBody, S: Schedule> VTableOf<B, S> {
     const VTABLE: TaskVTable = TaskVTable {
-        poll: poll::<F>,
-        drop_future: drop_future::<F>,
-        dealloc: dealloc::<F, S>,
+        poll: poll::<B>,
+        drop_body: drop_body::<B>,
+        dealloc: dealloc::<B, S>,
         schedule: S::schedule,
     };
 }
 
 /// # Safety
-/// `ptr` is a live `Cell<F>` whose future is live, and this thread has the right to poll it
-/// (the task is `RUNNING` for it).
-unsafe fn poll<F: Future<Output = ()>>(ptr: NonNull<Header>, cx: &mut Context<'_>) -> Poll<()> {
-    let cell = ptr.cast::<Cell<F>>().as_ptr();
-    // SAFETY: the caller's promise; the future never moves out of the allocation, so it
-    // stays pinned until it is dropped in place.
-    let future = unsafe { Pin::new_unchecked(&mut **(*cell).future.get()) };
-    future.poll(cx)
+/// `ptr` is a live `Alloc<B>` whose body is live, `cell` its task's cell, and this thread
+/// has the right to poll it (the cell is `RUNNING` for it).
+unsafe fn poll<B: TaskBody>(
+    ptr: NonNull<Header>,
+    cell: &TaskCell,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    let alloc = ptr.cast::<Alloc<B>>().as_ptr();
+    // SAFETY: the caller's promise; the body never moves out of the allocation, so it stays
+    // pinned until it is dropped in place.
+    let body = unsafe { Pin::new_unchecked(&mut **(*alloc).body.get()) };
+    body.poll(cell, cx)
 }
 
 /// # Safety
-/// `ptr` is a live `Cell<F>` whose future is live, this thread alone may touch it, and it is
+/// `ptr` is a live `Alloc<B>` whose body is live, this thread alone may touch it, and it is
 /// never used again.
-unsafe fn drop_future<F>(ptr: NonNull<Header>) {
-    let cell = ptr.cast::<Cell<F>>().as_ptr();
-    // A panicking destructor has still dropped the rest of the future (drop glue goes on
+unsafe fn drop_body<B>(ptr: NonNull<Header>) {
+    let alloc = ptr.cast::<Alloc<B>>().as_ptr();
+    // A panicking destructor has still dropped the rest of the body (drop glue goes on
     // while unwinding), so swallowing its panic leaks nothing, and the runtime goes on.
     // SAFETY: the caller's promise.
     let _ = catch_unwind(AssertUnwindSafe(|| unsafe {
-        ManuallyDrop::drop(&mut *(*cell).future.get())
+        ManuallyDrop::drop(&mut *(*alloc).body.get())
     }));
 }
 
 /// # Safety
-/// `ptr` came from [`spawn`] with this `F`, its future is dropped, and nothing refers to it
-/// any more.
-unsafe fn dealloc<F, S: Schedule>(ptr: NonNull<Header>) {
+/// `ptr` came from [`TaskCell::spawn`] with this `B`, its body is dropped, and nothing
+/// refers to it any more.
+unsafe fn dealloc<B, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the caller's promise; the box was made by `spawn`. `ManuallyDrop` keeps the
-    // (dropped) future from being dropped again.
-    drop(unsafe { Box::from_raw(ptr.cast::<Cell<F>>().as_ptr()) });
+    // (dropped) body from being dropped again.
+    drop(unsafe { Box::from_raw(ptr.cast::<Alloc<B>>().as_ptr()) });
     #[cfg(test)]
     S::freed();
 }
 
-/// Frees the task whose last reference was just dropped: drops the future first if it is
-/// still there (an idle task nobody can wake any more).
+/// A task's permanent part: its state word and the pointer to the allocation of its
+/// current (or last) incarnation. 16 bytes, kept in the process's table slot, which is
+/// never freed and is reused for incarnation after incarnation; so a [`Waker`] is just the
+/// cell's address with no reference count, and a [`Runnable`] too.
 ///
-/// # Safety
-/// The reference count of the task at `ptr` has just reached zero, with `Acquire` ordering
-/// (it saw every other reference's last use).
-pub(super) unsafe fn destroy(ptr: NonNull<Header>) {
-    // SAFETY: the last reference was ours, so the header is live and ours alone.
-    let header = unsafe { ptr.as_ref() };
-    let vtable = header.vtable;
-    if header.state.load(Ordering::Relaxed) & COMPLETED == 0 {
-        // SAFETY: not completed, so the future is live; no one else can reach it.
-        unsafe { (vtable.drop_future)(ptr) };
-    }
-    // SAFETY: the future is gone and no reference is left.
-    unsafe { (vtable.dealloc)(ptr) };
+/// # Stale wakers
+///
+/// A waker does not keep an incarnation alive: it names the cell, not the incarnation.
+/// A waker made for an incarnation that has ended (a timer's, a foreign receiver's) either
+/// finds the cell completed (`LIVE` off) and does nothing, or, once the cell holds a new
+/// incarnation,
+/// wakes that one: a spurious poll, which every future must tolerate (the contract of
+/// `Future::poll`) and mote's receive does (it parks again). It can never make a second
+/// runnable, nor a runnable of a cell with no live body: a wake makes a runnable only from
+/// an idle state (`LIVE`, neither `SCHEDULED` nor `RUNNING`), and only
+/// [`TaskCell::spawn`] sets `LIVE` on a completed cell, after it wrote the new allocation
+/// (published with the state's `Release`), together with the `SCHEDULED` of the runnable
+/// it returns.
+///
+/// The price: the cell must outlive every waker and runnable made from it (process slots
+/// are never freed; the tests leak their cells or keep them past every waker's last use).
+pub(crate) struct TaskCell {
+    /// `SCHEDULED`, `RUNNING`, `LIVE` (see the module docs of `rt::task`).
+    state: AtomicUsize,
+    /// The allocation of the current or last incarnation (null before the first): written
+    /// by `spawn` while the cell is completed and no run is under way, read by whoever
+    /// holds the run right (a runnable, or `RUNNING`).
+    task: UnsafeCell<*mut Header>,
 }
 
-/// Allocates the task of `future`, scheduled by `S`, and returns its first runnable (not
-/// yet scheduled: the caller queues or runs it).
-pub(crate) fn spawn<F, S>(future: F) -> Runnable
-where
-    F: Future<Output = ()> + Send + 'static,
-    S: Schedule,
-{
-    let cell = Box::new(Cell {
-        header: Header {
-            // The runnable returned is the one reference, and the task is scheduled.
-            state: AtomicUsize::new(SCHEDULED | REFERENCE),
-            vtable: &VTableOf::<F, S>::VTABLE,
-        },
-        future: UnsafeCell::new(ManuallyDrop::new(future)),
-    });
-    let ptr = NonNull::from(Box::leak(cell)).cast::<Header>();
-    Runnable { ptr }
+// SAFETY: `state` is atomic; `task` is written only by `spawn`, which the caller runs while
+// nothing else uses the incarnation (no runnable, no run), and read only by the holder of
+// the run right, after an `Acquire` of the state that the write was published by. The
+// allocations it points at are of `Send` bodies (`TaskBody: Send`).
+unsafe impl Sync for TaskCell {}
+// SAFETY: as above; the cell owns a `Send` body.
+unsafe impl Send for TaskCell {}
+
+impl TaskCell {
+    /// A cell with no incarnation (completed: wakes do nothing). All zeros.
+    pub(crate) fn new() -> Self {
+        TaskCell {
+            state: AtomicUsize::new(0),
+            task: UnsafeCell::new(ptr::null_mut()),
+        }
+    }
+
+    /// Starts a new incarnation running `body`, scheduled by `S`, and returns its first
+    /// runnable (not yet scheduled: the caller queues or runs it). The last incarnation's
+    /// allocation (its body dropped when it completed) is freed here, on the spawning
+    /// thread (see the slot's `task` field for why).
+    ///
+    /// # Safety
+    /// The cell stays at this address for as long as any runnable or waker made from it is
+    /// used, and the last incarnation is over: it completed and no run of it is under way
+    /// (for a slot: the slot was recycled, which waits out the epoch pin held across every
+    /// run, see `rt::scheduler::worker`).
+    pub(crate) unsafe fn spawn<B: TaskBody, S: Schedule>(&self, body: B) -> Runnable {
+        // Acquire: whatever the last incarnation's end did happens before we free it.
+        let state = self.state.load(Ordering::Acquire);
+        assert_eq!(state, 0, "a task cell reused before it completed");
+        let alloc = Box::new(Alloc {
+            header: Header {
+                vtable: &VTableOf::<B, S>::VTABLE,
+            },
+            body: std::cell::UnsafeCell::new(ManuallyDrop::new(body)),
+        });
+        let new = Box::into_raw(alloc).cast::<Header>();
+        // SAFETY: the caller's promise: no run and no runnable; and wakes read `task` only
+        // after making a runnable, which they cannot while `LIVE` is off.
+        let old = self
+            .task
+            .with_mut(|task| unsafe { mem::replace(&mut *task, new) });
+        if let Some(old) = NonNull::new(old) {
+            // SAFETY: the last incarnation completed, so its body is dropped, and nothing
+            // else refers to the allocation (wakers refer to the cell).
+            unsafe { (old.as_ref().vtable.dealloc)(old) };
+        }
+        // Release: a wake or run that sees LIVE (Acquire) sees the new allocation.
+        self.state.store(LIVE | SCHEDULED, Ordering::Release);
+        Runnable {
+            cell: NonNull::from(self),
+        }
+    }
+
+    /// The allocation of the current incarnation.
+    ///
+    /// # Safety
+    /// The caller holds the run right (a runnable, or `RUNNING`), acquired with the state.
+    unsafe fn header(&self) -> NonNull<Header> {
+        // SAFETY: the caller's promise: `spawn` wrote it before publishing the state we
+        // acquired, and nobody writes it while a run right exists.
+        let ptr = self.task.with(|task| unsafe { *task });
+        // SAFETY: a run right exists only for a spawned incarnation.
+        unsafe { NonNull::new_unchecked(ptr) }
+    }
+
+    /// A waker of the cell's task (no reference count: see "Stale wakers").
+    ///
+    /// # Safety
+    /// The cell outlives every use of the waker.
+    pub(crate) unsafe fn waker(&self) -> Waker {
+        // SAFETY: the static vtable's functions take a cell pointer, which the caller keeps
+        // live.
+        unsafe {
+            Waker::from_raw(RawWaker::new(
+                ptr::from_ref(self).cast::<()>(),
+                &WAKER_VTABLE,
+            ))
+        }
+    }
+
+    /// Whether `waker` wakes this cell's task.
+    pub(crate) fn is_waker(&self, waker: &Waker) -> bool {
+        ptr::eq(waker.data(), ptr::from_ref(self).cast::<()>())
+            && ptr::eq(waker.vtable(), &WAKER_VTABLE)
+    }
+
+    /// Wakes the task: schedules it if idle, has the poll under way schedule it again if
+    /// running, and does nothing if it is scheduled already or completed.
+    pub(crate) fn wake(&self) {
+        let mut state = self.state.load(Ordering::Acquire);
+        loop {
+            if state & LIVE == 0 {
+                return;
+            }
+            // Already scheduled: the write of the same value still orders what we did
+            // before waking before the poll that the runnable will make. Running: the poll
+            // under way schedules it again when it ends. Idle: a new runnable.
+            let new = state | SCHEDULED;
+            match self
+                .state
+                .compare_exchange_weak(state, new, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(now) => state = now,
+            }
+        }
+        if state & (SCHEDULED | RUNNING) == 0 {
+            // SAFETY: we made the incarnation SCHEDULED from idle, so the run right is ours
+            // (no runnable exists, and none can complete it before ours runs), acquired
+            // with the state that `spawn` published the allocation with.
+            let header = unsafe { self.header() };
+            // SAFETY: as above: the header is live while the run right is ours.
+            let schedule = unsafe { header.as_ref() }.vtable.schedule;
+            schedule(
+                Runnable {
+                    cell: NonNull::from(self),
+                },
+                false,
+            );
+        }
+    }
+
+    /// Called by a body during its poll, before it drops what it owns in place: the task is
+    /// completed (`LIVE` off) from now on: wakes do nothing, and the task will not drop the body (nor
+    /// poll it again). This is the runner's "process ended" mark, kept in the cell rather
+    /// than in 8 more bytes of every task.
+    ///
+    /// # Safety
+    /// Called from the body's own poll (the caller holds `RUNNING`).
+    pub(crate) unsafe fn complete_in_poll(&self) {
+        self.state.fetch_and(!LIVE, Ordering::AcqRel);
+    }
+}
+
+/// The cells of tests are dropped (the process table's never are): the last incarnation's
+/// allocation goes with them, its body first if it had not completed.
+impl Drop for TaskCell {
+    fn drop(&mut self) {
+        let state = self.state.load(Ordering::Acquire);
+        let ptr = self.task.with(|task| {
+            // SAFETY: `&mut self`: nothing else uses the cell.
+            unsafe { *task }
+        });
+        if let Some(ptr) = NonNull::new(ptr) {
+            // SAFETY: the allocation is the cell's; with `&mut self` no runnable or waker
+            // of it is in use (the contract of `spawn`).
+            unsafe {
+                let vtable = ptr.as_ref().vtable;
+                if state & LIVE != 0 {
+                    (vtable.drop_body)(ptr);
+                }
+                (vtable.dealloc)(ptr);
+            }
+        }
+    }
 }
 
 /// The right to run a task once: it exists while the task is `SCHEDULED` (and not
-/// `RUNNING`), holds one reference, and is one pointer wide (the LIFO slot keeps it as
-/// one, through [`Runnable::into_raw`]).
+/// `RUNNING`), and is one pointer (to the task's cell; the LIFO slot keeps it as one,
+/// through [`Runnable::into_raw`]).
 pub(crate) struct Runnable {
-    ptr: NonNull<Header>,
+    cell: NonNull<TaskCell>,
 }
 
-// SAFETY: a runnable's future is `Send` (see `spawn`), and the header is atomics and a
-// `'static` table of functions.
+// SAFETY: a runnable's body is `Send` (see `TaskBody`), and the cell is `Sync`.
 unsafe impl Send for Runnable {}
 
 impl Runnable {
-    /// A runnable for the task at `ptr`, taking over one reference.
-    ///
-    /// # Safety
-    /// `ptr` is a task that is `SCHEDULED`, not `RUNNING` and not `COMPLETED`, for which no
-    /// other runnable exists, and the caller gives up one reference to it.
-    pub(super) unsafe fn from_header(ptr: NonNull<Header>) -> Self {
-        Runnable { ptr }
-    }
-
-    /// A new waker of the task (one more reference).
-    pub(crate) fn waker(&self) -> Waker {
-        // SAFETY: the runnable's reference keeps the task live while the clone is made.
-        unsafe { Waker::from_raw(super::waker::clone_waker(self.ptr.as_ptr() as *const ())) }
-    }
-
-    /// The runnable as one pointer (its reference goes with it).
+    /// The runnable as one pointer (its run right goes with it).
     pub(crate) fn into_raw(self) -> NonNull<()> {
-        let ptr = self.ptr.cast();
+        let ptr = self.cell.cast();
         mem::forget(self);
         ptr
     }
@@ -193,51 +337,55 @@ impl Runnable {
     /// # Safety
     /// `ptr` came from `into_raw`, and is turned back once.
     pub(crate) unsafe fn from_raw(ptr: NonNull<()>) -> Self {
-        Runnable { ptr: ptr.cast() }
+        Runnable { cell: ptr.cast() }
     }
 
-    /// Polls the future once. Returns whether the task was woken during the poll, in which
+    /// Polls the body once. Returns whether the task was woken during the poll, in which
     /// case it has been scheduled again (with `woken_while_running`).
     pub(crate) fn run(self) -> bool {
-        let ptr = self.ptr;
-        // The reference moves to this poll (and on to a new runnable, or is dropped).
+        let ptr = self.cell;
+        // The run right moves to this poll (and on to a new runnable, or ends).
         mem::forget(self);
-        // SAFETY: our reference keeps the header live.
-        let header = unsafe { ptr.as_ref() };
+        // SAFETY: the cell outlives its runnables (the contract of `spawn`).
+        let cell = unsafe { ptr.as_ref() };
         // SCHEDULED -> RUNNING in one instruction: a runnable's task is SCHEDULED and not
-        // RUNNING (or COMPLETED), so flipping both bits clears one and sets the other.
+        // RUNNING (and LIVE), so flipping both bits clears one and sets the other.
         // Acquire: the poll sees what the waker did before waking.
-        let before = header
-            .state
-            .fetch_xor(SCHEDULED | RUNNING, Ordering::AcqRel);
-        debug_assert_eq!(before & (SCHEDULED | RUNNING | COMPLETED), SCHEDULED);
-        // The poll's waker borrows our reference.
-        // SAFETY: the static vtable's functions all take a task pointer with a reference.
-        let waker = ManuallyDrop::new(unsafe {
-            Waker::from_raw(RawWaker::new(ptr.as_ptr() as *const (), &WAKER_VTABLE))
-        });
+        let before = cell.state.fetch_xor(SCHEDULED | RUNNING, Ordering::AcqRel);
+        debug_assert_eq!(before, LIVE | SCHEDULED);
+        // SAFETY: the run right is ours (RUNNING), acquired just above.
+        let header = unsafe { cell.header() };
+        // SAFETY: the static vtable's functions take a cell pointer; the cell outlives the
+        // poll, and the waker is only borrowed (its drop would do nothing anyway).
+        let waker = ManuallyDrop::new(unsafe { cell.waker() });
         let mut cx = Context::from_waker(&waker);
         let unwinding = CompleteOnUnwind(ptr);
-        // SAFETY: RUNNING is ours, so is the future (live: not COMPLETED).
-        let poll = unsafe { (header.vtable.poll)(ptr, &mut cx) };
+        // SAFETY: RUNNING is ours; the body is live (LIVE).
+        let poll = unsafe { (header.as_ref().vtable.poll)(header, cell, &mut cx) };
         mem::forget(unwinding);
         match poll {
             Poll::Ready(()) => {
-                // SAFETY: RUNNING is still ours; the future is not used again.
+                // SAFETY: RUNNING is still ours; the body is not used again.
                 unsafe { complete(ptr) };
                 false
             }
             Poll::Pending => {
                 // Release: the next poll (maybe on another thread) sees this one's writes.
-                let before = header.state.fetch_and(!RUNNING, Ordering::AcqRel);
-                if before & SCHEDULED != 0 {
-                    // Woken during the poll: the waker left it to us to schedule it, and
-                    // our reference goes to the new runnable.
-                    (header.vtable.schedule)(Runnable { ptr }, true);
+                // RUNNING is set (ours), so subtracting it clears it: one `lock xadd`,
+                // where a `fetch_and` whose result is used compiles to a CAS loop.
+                let before = cell.state.fetch_sub(RUNNING, Ordering::AcqRel);
+                if before & (SCHEDULED | LIVE) == SCHEDULED | LIVE {
+                    // Woken during the poll: the waker left it to us to schedule it.
+                    // SAFETY: as in `wake`, the header is live while we hold the run right.
+                    let schedule = unsafe { header.as_ref() }.vtable.schedule;
+                    schedule(Runnable { cell: ptr }, true);
                     true
                 } else {
-                    // SAFETY: the poll's reference, given up.
-                    unsafe { drop_ref(ptr.as_ptr() as *const ()) };
+                    if before & LIVE == 0 {
+                        // A body that marked itself completed and still returned Pending:
+                        // completed all the same (what it owns is gone).
+                        cell.state.swap(0, Ordering::AcqRel);
+                    }
                     false
                 }
             }
@@ -245,42 +393,45 @@ impl Runnable {
     }
 }
 
-/// Drops the future of a task that is `RUNNING` (or `SCHEDULED` for an unpolled runnable)
-/// for the caller, marks it `COMPLETED` and drops the caller's reference.
+/// Drops the body of a task that is `RUNNING` (or `SCHEDULED` for an unrun runnable) for
+/// the caller, unless the body marked itself completed, and marks it completed.
 ///
 /// # Safety
-/// The caller holds the task's run right (RUNNING, or an unrun runnable) and one reference,
-/// and gives up both.
-unsafe fn complete(ptr: NonNull<Header>) {
-    // SAFETY: the caller's reference keeps the header live.
-    let header = unsafe { ptr.as_ref() };
-    // SAFETY: the run right makes the future ours; it is not used again.
-    unsafe { (header.vtable.drop_future)(ptr) };
-    // RUNNING (if set) off, COMPLETED on. A SCHEDULED left over (a wake during the last
-    // poll, or an unrun runnable's) means nothing once COMPLETED is set: wakes look at
-    // COMPLETED first, and no runnable is made again.
-    let before = header.state.load(Ordering::Relaxed);
-    let flip = COMPLETED | (before & RUNNING);
-    header.state.fetch_xor(flip, Ordering::AcqRel);
-    // SAFETY: the caller's reference, given up.
-    unsafe { drop_ref(ptr.as_ptr() as *const ()) };
+/// The caller holds the task's run right (RUNNING, or an unrun runnable) and gives it up.
+unsafe fn complete(ptr: NonNull<TaskCell>) {
+    // SAFETY: the cell outlives its run rights.
+    let cell = unsafe { ptr.as_ref() };
+    // Relaxed: only our own thread clears LIVE while we hold the run right.
+    if cell.state.load(Ordering::Relaxed) & LIVE != 0 {
+        // SAFETY: the run right makes the body ours, and it is live; it is not used again.
+        unsafe {
+            let header = cell.header();
+            (header.as_ref().vtable.drop_body)(header);
+        }
+    }
+    // Every flag off: RUNNING, LIVE, and SCHEDULED (a wake during the last poll, or an
+    // unrun runnable's, means nothing any more). A swap, not a plain store: loom found a
+    // plain store letting the next `spawn` read a wake's earlier compare-exchange (state
+    // `LIVE | RUNNING | SCHEDULED`) after it. Release: the next `spawn` in this cell
+    // (Acquire) sees the body's drop.
+    cell.state.swap(0, Ordering::AcqRel);
 }
 
 /// Completes the task if a poll unwinds (see the module docs of `rt::task`, "Panics").
-struct CompleteOnUnwind(NonNull<Header>);
+struct CompleteOnUnwind(NonNull<TaskCell>);
 
 impl Drop for CompleteOnUnwind {
     fn drop(&mut self) {
-        // SAFETY: only alive during a poll, which holds RUNNING and a reference.
+        // SAFETY: only alive during a poll, which holds RUNNING.
         unsafe { complete(self.0) };
     }
 }
 
 impl Drop for Runnable {
-    /// A runnable dropped unrun (the runtime shutting down, a queue dropped): its future is
+    /// A runnable dropped unrun (the runtime shutting down, a queue dropped): its body is
     /// dropped now, and the task completes.
     fn drop(&mut self) {
-        // SAFETY: the runnable's right to run and its reference, given up.
-        unsafe { complete(self.ptr) };
+        // SAFETY: the runnable's run right, given up.
+        unsafe { complete(self.cell) };
     }
 }
