@@ -140,7 +140,8 @@ impl RunArgs {
 }
 
 /// Suite options. Without `--quick` or `--full` the suite runs the standard sizes, 1 warm-up
-/// and 3 measured runs, in about ten minutes on two cores.
+/// and 3 measured runs (more for short runs: see `--min-time`), in about ten minutes on two
+/// cores.
 #[derive(Debug, Clone, Args)]
 pub struct SuiteArgs {
     /// The smoke-test sizes, 1 warm-up and 2 measured runs (unless --runs/--warmup say
@@ -151,10 +152,18 @@ pub struct SuiteArgs {
     /// hours with every implementation.
     #[arg(long)]
     pub full: bool,
-    /// Measured runs per scenario and implementation [default: 3; 2 with --quick, 5 with
-    /// --full].
+    /// Measured runs per scenario and implementation, at least [default: 3; 2 with --quick, 5
+    /// with --full].
     #[arg(long)]
     pub runs: Option<u32>,
+    /// Short runs are made more often, until an implementation's measured runs of a scenario
+    /// are expected to take this long in all (as hyperfine does; 0: exactly --runs)
+    /// [default: 2; 0 with --quick].
+    #[arg(long, value_name = "SECONDS")]
+    pub min_time: Option<f64>,
+    /// The most measured runs --min-time may ask for.
+    #[arg(long, default_value_t = 15)]
+    pub max_runs: u32,
     /// Warm-up runs per scenario and implementation.
     #[arg(long, default_value_t = 1)]
     pub warmup: u32,

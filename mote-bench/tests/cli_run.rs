@@ -217,6 +217,50 @@ fn a_tiny_suite_writes_three_reports() {
 }
 
 #[test]
+fn short_runs_are_repeated_until_they_add_up_to_the_min_time() {
+    let dir = std::env::temp_dir().join(format!("mote-bench-min-time-{}", std::process::id()));
+    let out = bench()
+        .args([
+            "--quick",
+            "--impls",
+            "mote,tokio",
+            "--workloads",
+            "ring",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--min-time",
+            "0.05",
+            "--max-runs",
+            "3",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = mote_bench::report::json::read(&dir.join("results.json")).unwrap();
+    let count = json.config.run_count();
+    assert_eq!((count.runs, count.max_runs), (1, 3));
+    let mut repeated = 0;
+    for s in &json.scenarios {
+        for i in &s.impls {
+            let planned = count.measured(&s.scenario, &i.imp) as usize;
+            assert_eq!(i.runs.len(), planned, "{} {}", s.scenario.label(), i.imp);
+            repeated += usize::from(planned > 1);
+        }
+    }
+    // A quick ring run is expected to take well under 50 ms.
+    assert!(repeated > 0, "no implementation made more than --runs");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn ctrl_c_stops_the_suite_and_keeps_what_was_measured() {
     let dir = std::env::temp_dir().join(format!("mote-bench-sigint-{}", std::process::id()));
     let json = dir.join("results.json");

@@ -131,6 +131,8 @@ fn synthetic() -> SuiteResults {
             quick: true,
             size: Some(Size::Quick),
             runs: 3,
+            min_time_s: 0.0,
+            max_runs: 3,
             warmup: 1,
             timeout_s: 60,
             impls: vec![

@@ -51,9 +51,18 @@ pub fn options(args: &SuiteArgs) -> Result<SuiteOptions> {
         Size::Standard => 3,
         Size::Full => 5,
     };
+    let min_time = args
+        .min_time
+        .unwrap_or(if size == Size::Quick { 0.0 } else { 2.0 });
+    anyhow::ensure!(
+        min_time.is_finite() && (0.0..=3600.0).contains(&min_time),
+        "--min-time takes seconds from 0 to 3600, not {min_time}"
+    );
     Ok(SuiteOptions {
         size,
         runs: args.runs.unwrap_or(runs).max(1),
+        min_time: Duration::from_secs_f64(min_time),
+        max_runs: args.max_runs,
         warmup: args.warmup,
         impls,
         workloads,
@@ -115,4 +124,37 @@ fn run(args: SuiteArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    fn parsed(args: &[&str]) -> Result<SuiteOptions> {
+        let cli = Cli::try_parse_from(std::iter::once("mote-bench").chain(args.iter().copied()))
+            .expect("a well-formed command line");
+        options(&cli.suite)
+    }
+
+    #[test]
+    fn short_runs_are_repeated_except_in_the_smoke_run() {
+        let standard = parsed(&[]).unwrap();
+        assert_eq!(standard.runs, 3);
+        assert_eq!(standard.min_time, Duration::from_secs(2));
+        assert_eq!(standard.max_runs, 15);
+        assert_eq!(parsed(&["--quick"]).unwrap().min_time, Duration::ZERO);
+        let asked = parsed(&["--full", "--min-time", "0.5", "--max-runs", "9"]).unwrap();
+        assert_eq!((asked.runs, asked.max_runs), (5, 9));
+        assert_eq!(asked.min_time, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn a_min_time_out_of_range_is_refused() {
+        for bad in ["-1", "NaN", "inf", "3601"] {
+            let err = parsed(&[&format!("--min-time={bad}")]).unwrap_err();
+            assert!(err.to_string().contains("--min-time"), "{bad}: {err}");
+        }
+    }
 }

@@ -64,11 +64,11 @@ pub fn heading(s: &ScenarioResult) -> String {
 /// Renders the whole table.
 pub fn render(results: &SuiteResults) -> String {
     let mut out = String::new();
-    let runs = results.config.runs;
     let _ = writeln!(
         out,
         "\n{} runs per scenario after {} warm-up, interleaved across each workload's scenarios and implementations; peak RSS is the largest of the runs",
-        runs, results.config.warmup
+        results.config.run_count().describe(),
+        results.config.warmup
     );
     if let Some(why) = &results.incomplete {
         let _ = writeln!(out, "INCOMPLETE: {why}");

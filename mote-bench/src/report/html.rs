@@ -110,11 +110,11 @@ fn meta(h: &mut String, r: &SuiteResults) {
     rows.push((
         "config".into(),
         format!(
-            "{} sizes, {} warm-up + {} measured runs per scenario and implementation, \
+            "{} sizes, {} warm-up + {} runs per scenario and implementation, \
              interleaved across a workload's scenarios; timeout {} s",
             c.size().name(),
             c.warmup,
-            c.runs,
+            c.run_count().describe(),
             c.timeout_s
         ),
     ));

@@ -7,6 +7,7 @@ use super::estimate;
 use super::model::{ImplResult, RunRecord, Scenario, ScenarioResult, Status};
 use super::plan::Lineup;
 use super::progress::Progress;
+use super::runs::RunCount;
 use crate::harness::child::{self, ChildRun};
 use crate::harness::outcome::{EXIT_SKIPPED, SKIP_PREFIX};
 use crate::harness::result_line::ResultLine;
@@ -21,7 +22,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct ExecOptions {
     /// Measured runs per scenario and implementation.
-    pub runs: u32,
+    pub runs: RunCount,
     /// Warm-up runs per scenario and implementation.
     pub warmup: u32,
     /// Per-run timeout.
@@ -210,6 +211,8 @@ pub fn empty_result(s: &Scenario, lineup: &Lineup) -> ScenarioResult {
 /// starting one implementation later than the one before (see `round_order`). A shared
 /// machine's speed drifts over minutes, so ratios between variants (spawn against pool,
 /// parallel against sequential) are only fair if their runs are spread over the same time.
+/// An implementation that makes more measured runs than others (short runs, see
+/// `super::runs`) makes its extra runs in the later rounds, which the others sit out.
 pub fn run_all(
     plan: &[(Scenario, Lineup)],
     opts: &ExecOptions,
@@ -220,9 +223,14 @@ pub fn run_all(
     for group in plan.chunk_by(|a, b| a.0.workload == b.0.workload) {
         let first = all.len();
         all.extend(group.iter().map(|(s, l)| empty_result(s, l)));
+        let rounds = group
+            .iter()
+            .flat_map(|(s, l)| l.run.iter().map(|imp| opts.runs.measured(s, imp)))
+            .max()
+            .unwrap_or(0);
         let phases = (0..opts.warmup)
-            .map(|i| (true, i, opts.warmup))
-            .chain((0..opts.runs).map(|i| (false, i, opts.runs)));
+            .map(|i| (true, i))
+            .chain((0..rounds).map(|i| (false, i)));
         for round in phases {
             for k in first..all.len() {
                 if !run_round(&mut all[k], round, opts, progress) {
@@ -245,23 +253,26 @@ fn round_order(n: usize, round: u32) -> impl Iterator<Item = usize> {
     (0..n).map(move |j| (start + j) % n)
 }
 
-/// One run of a scenario on each implementation still in the running (`round`: whether it
-/// is a warm-up, its index, and how many there are). False when a stop cut it short.
+/// One run of a scenario on each implementation still in the running and not yet done with
+/// its runs (`round`: whether it is a warm-up, and its index). False when a stop cut it
+/// short.
 fn run_round(
     result: &mut ScenarioResult,
-    (warmup, i, of): (bool, u32, u32),
+    (warmup, i): (bool, u32),
     opts: &ExecOptions,
     progress: &mut Progress,
 ) -> bool {
-    let per_impl = u64::from(opts.warmup + opts.runs);
     let s = &result.scenario;
     let label = s.label();
     let round_index = if warmup { i } else { opts.warmup + i };
     for k in round_order(result.impls.len(), round_index) {
         let r = &mut result.impls[k];
-        if r.status != Status::Ok {
+        let measured = opts.runs.measured(s, &r.imp);
+        if r.status != Status::Ok || (!warmup && i >= measured) {
             continue;
         }
+        let per_impl = u64::from(opts.warmup + measured);
+        let of = if warmup { opts.warmup } else { measured };
         let kind = if warmup { "warm-up" } else { "run" };
         let what = format!("{label} [{}] {kind} {}/{of}", r.imp, i + 1);
         progress.starting(&what);

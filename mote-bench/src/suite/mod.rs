@@ -7,6 +7,7 @@ pub mod exec;
 pub mod model;
 pub mod plan;
 pub mod progress;
+pub mod runs;
 
 use crate::catalog;
 use crate::harness::interrupt;
@@ -21,6 +22,7 @@ use anyhow::{Context, Result};
 use exec::ExecOptions;
 use model::{Config, ScenarioResult, Status, SuiteResults, SCHEMA};
 use progress::Progress;
+use runs::RunCount;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -29,8 +31,14 @@ use std::time::Duration;
 pub struct SuiteOptions {
     /// The sizes to run.
     pub size: Size,
-    /// Measured runs per scenario and implementation.
+    /// Measured runs per scenario and implementation: at least this many, more for short
+    /// runs (see [`runs`]).
     pub runs: u32,
+    /// The time each implementation's measured runs of a scenario should add up to (zero:
+    /// exactly `runs`).
+    pub min_time: Duration,
+    /// The most measured runs `min_time` may ask for.
+    pub max_runs: u32,
     /// Warm-up runs per scenario and implementation.
     pub warmup: u32,
     /// Implementations, in interleaving order.
@@ -57,14 +65,34 @@ pub struct Plan {
     pub unavailable: Vec<(Impl, String)>,
 }
 
+impl SuiteOptions {
+    /// How many measured runs each implementation makes of a scenario.
+    pub fn run_count(&self) -> RunCount {
+        RunCount {
+            runs: self.runs,
+            min_time_ms: self.min_time.as_secs_f64() * 1e3,
+            max_runs: self.max_runs,
+        }
+    }
+}
+
 impl Plan {
+    /// Every planned (scenario, implementation) pair with its runs, warm-ups included.
+    fn pairs<'a>(
+        &'a self,
+        opts: &'a SuiteOptions,
+    ) -> impl Iterator<Item = (&'a model::Scenario, &'a Impl, u32)> + 'a {
+        let count = opts.run_count();
+        self.scenarios.iter().flat_map(move |(s, l)| {
+            l.run
+                .iter()
+                .map(move |imp| (s, imp, opts.warmup + count.measured(s, imp)))
+        })
+    }
+
     /// Runs the plan makes, warm-ups included.
     pub fn runs(&self, opts: &SuiteOptions) -> u64 {
-        let per = u64::from(opts.runs + opts.warmup);
-        self.scenarios
-            .iter()
-            .map(|(_, l)| l.run.len() as u64 * per)
-            .sum()
+        self.pairs(opts).map(|(_, _, n)| u64::from(n)).sum()
     }
 
     /// The peer runtimes with an implementation in the run that can run here.
@@ -81,12 +109,9 @@ impl Plan {
 
     /// The expected time of the whole plan, ms.
     pub fn expected_ms(&self, opts: &SuiteOptions) -> f64 {
-        let per = f64::from(opts.runs + opts.warmup);
-        self.scenarios
-            .iter()
-            .flat_map(|(s, l)| l.run.iter().map(move |imp| estimate::run_ms(s, imp)))
-            .sum::<f64>()
-            * per
+        self.pairs(opts)
+            .map(|(s, imp, n)| estimate::run_ms(s, imp) * f64::from(n))
+            .sum()
     }
 }
 
@@ -129,27 +154,35 @@ pub fn dry_plan(opts: &SuiteOptions) -> Result<Plan> {
 /// Says on stderr what the plan runs and how long it should take; with `each`, one line per
 /// scenario too.
 pub fn announce(plan: &Plan, opts: &SuiteOptions, each: bool) {
-    let per = f64::from(opts.runs + opts.warmup);
+    let count = opts.run_count();
     if each {
         for (s, l) in &plan.scenarios {
-            let imps: Vec<&str> = l.run.iter().map(Impl::name).collect();
-            let ms: f64 = l.run.iter().map(|i| estimate::run_ms(s, i)).sum();
+            let imps: Vec<String> = l
+                .run
+                .iter()
+                .map(|i| format!("{}x{}", i.name(), count.measured(s, i)))
+                .collect();
+            let ms: f64 = l
+                .run
+                .iter()
+                .map(|i| estimate::run_ms(s, i) * f64::from(opts.warmup + count.measured(s, i)))
+                .sum();
             eprintln!(
                 "{:<44} {:>7}  {}",
                 s.label(),
-                estimate::human(ms * per),
+                estimate::human(ms),
                 imps.join(" ")
             );
         }
     }
     eprintln!(
-        "mote-bench: {} scenarios, {} runs ({} warm-up + {} measured per scenario and \
+        "mote-bench: {} scenarios, {} runs ({} warm-up + {} per scenario and \
          implementation), {} sizes: expected to take about {} (from times measured on the \
          2-core reference machine)",
         plan.scenarios.len(),
         plan.runs(opts),
         opts.warmup,
-        opts.runs,
+        opts.run_count().describe(),
         opts.size.name(),
         estimate::human(plan.expected_ms(opts))
     );
@@ -180,6 +213,8 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
             quick: opts.size == Size::Quick,
             size: Some(opts.size),
             runs: opts.runs,
+            min_time_s: opts.min_time.as_secs_f64(),
+            max_runs: opts.max_runs,
             warmup: opts.warmup,
             timeout_s: opts.timeout.as_secs(),
             impls: opts.impls.clone(),
@@ -198,7 +233,7 @@ pub fn run(opts: &SuiteOptions, command_line: Vec<String>) -> Result<SuiteResult
         .with_context(|| format!("creating {}", opts.out.display()))?;
     let json = opts.out.join("results.json");
     let exec_opts = ExecOptions {
-        runs: opts.runs,
+        runs: opts.run_count(),
         warmup: opts.warmup,
         timeout: opts.timeout,
         exe: std::env::current_exe().context("locating the harness's own executable")?,
@@ -347,6 +382,8 @@ mod tests {
         SuiteOptions {
             size,
             runs: 3,
+            min_time: Duration::ZERO,
+            max_runs: 3,
             warmup: 1,
             impls: vec![Impl::mote(), Impl::tokio()],
             workloads: vec!["chain".into(), "ring".into()],
@@ -374,6 +411,36 @@ mod tests {
         assert!((plan.expected_ms(&opts) - by_hand).abs() < 1e-6);
         let full = make_plan(&options(Size::Full), &peers).unwrap();
         assert!(full.expected_ms(&opts) > 5.0 * plan.expected_ms(&opts));
+    }
+
+    #[test]
+    fn a_min_time_adds_runs_to_short_scenarios_only() {
+        let peers = Peers::fixed(vec![]);
+        let fixed = options(Size::Standard);
+        let mut timed = fixed.clone();
+        timed.min_time = Duration::from_secs(2);
+        timed.max_runs = 15;
+        let plan = make_plan(&timed, &peers).unwrap();
+        // The standard ring takes well over 2 s / 3 on every implementation; the chain's
+        // runs do not.
+        let count = timed.run_count();
+        for (s, l) in &plan.scenarios {
+            for imp in &l.run {
+                let n = count.measured(s, imp);
+                let each = estimate::run_ms(s, imp);
+                assert!((3..=15).contains(&n), "{} {imp}: {n}", s.label());
+                assert_eq!(
+                    n > 3,
+                    each * 3.0 < 2_000.0,
+                    "{} {imp}: {each} ms",
+                    s.label()
+                );
+            }
+        }
+        assert!(plan.runs(&timed) > plan.runs(&fixed));
+        // The extra runs cost at most the min time per scenario and implementation.
+        let pairs: f64 = plan.scenarios.iter().map(|(_, l)| l.run.len() as f64).sum();
+        assert!(plan.expected_ms(&timed) <= plan.expected_ms(&fixed) + pairs * 2_000.0);
     }
 
     #[test]

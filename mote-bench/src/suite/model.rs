@@ -200,8 +200,16 @@ pub struct Config {
     /// The sizes run (files written before sizes existed: `quick` or the full ones).
     #[serde(default)]
     pub size: Option<Size>,
-    /// Measured runs per scenario and implementation.
+    /// Measured runs per scenario and implementation: the fewest, when `min_time_s` is set.
     pub runs: u32,
+    /// The time each implementation's measured runs of a scenario were to add up to,
+    /// seconds: short runs were made more often, up to `max_runs` (0, and in files written
+    /// before it existed: exactly `runs`).
+    #[serde(default)]
+    pub min_time_s: f64,
+    /// The most measured runs `min_time_s` could ask for.
+    #[serde(default)]
+    pub max_runs: u32,
     /// Warm-up runs per scenario and implementation.
     pub warmup: u32,
     /// Per-run timeout, seconds.
@@ -241,6 +249,15 @@ pub struct SuiteResults {
 }
 
 impl Config {
+    /// How many measured runs each implementation made of a scenario.
+    pub fn run_count(&self) -> super::runs::RunCount {
+        super::runs::RunCount {
+            runs: self.runs,
+            min_time_ms: self.min_time_s * 1e3,
+            max_runs: self.max_runs,
+        }
+    }
+
     /// The sizes run, for files that predate `size`.
     pub fn size(&self) -> Size {
         self.size
