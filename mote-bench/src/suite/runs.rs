@@ -17,6 +17,14 @@ use super::model::Scenario;
 use crate::impls::Impl;
 
 /// The rule that sets how many measured runs each implementation makes of a scenario.
+///
+/// ```
+/// use mote_bench::suite::runs::RunCount;
+///
+/// let count = RunCount { runs: 3, min_time_ms: 2_000.0, max_runs: 15 };
+/// assert_eq!(count.describe(), "3-15 measured (short runs until they add up to 2 s)");
+/// assert_eq!(RunCount::fixed(5).describe(), "5 measured");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunCount {
     /// The fewest measured runs, for every implementation.
