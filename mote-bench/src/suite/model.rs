@@ -25,6 +25,21 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The base scenario of `workload`'s `variant` at `size` (for the tests).
+    #[cfg(test)]
+    pub(crate) fn base_at(workload: &str, variant: &str, size: Size) -> Scenario {
+        Scenario {
+            workload: workload.into(),
+            variant: variant.into(),
+            params: crate::catalog::find(workload)
+                .expect("a workload of the catalog")
+                .spec
+                .params_at(size),
+            base: true,
+            sweeps: vec![],
+        }
+    }
+
     /// `chain int m=1000 n=1000`: the scenario as people read it.
     pub fn label(&self) -> String {
         format!(

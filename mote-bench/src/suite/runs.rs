@@ -72,17 +72,10 @@ impl RunCount {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog;
     use crate::workloads::spec::Size;
 
     fn scenario(workload: &str, variant: &str, size: Size) -> Scenario {
-        Scenario {
-            workload: workload.into(),
-            variant: variant.into(),
-            params: catalog::find(workload).unwrap().spec.params_at(size),
-            base: true,
-            sweeps: vec![],
-        }
+        Scenario::base_at(workload, variant, size)
     }
 
     const COUNT: RunCount = RunCount {
