@@ -173,30 +173,38 @@ fn options_reach_the_result_line_and_peers_refuse_those_they_lack() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not take the option pairs"));
 }
 
+/// Runs a `--quick` suite without warm-ups and with `args` into a fresh directory named
+/// after `name`; returns the directory and stdout, having checked that it succeeded.
+fn quick_suite(name: &str, args: &[&str]) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("mote-bench-{name}-{}", std::process::id()));
+    let out = bench()
+        .args(["--quick", "--warmup", "0"])
+        .args(args)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, stdout)
+}
+
 #[test]
 fn a_tiny_suite_writes_three_reports() {
-    let dir = std::env::temp_dir().join(format!("mote-bench-suite-{}", std::process::id()));
-    let out = bench()
-        .args([
-            "--quick",
+    let (dir, stdout) = quick_suite(
+        "suite",
+        &[
             "--impls",
             "tokio",
             "--workloads",
             "pingpong,ring",
             "--runs",
             "2",
-            "--warmup",
-            "0",
-            "--out",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     assert!(stdout.contains("## pingpong - r=20000"), "{stdout}");
     for f in [
@@ -218,31 +226,20 @@ fn a_tiny_suite_writes_three_reports() {
 
 #[test]
 fn short_runs_are_repeated_until_they_add_up_to_the_min_time() {
-    let dir = std::env::temp_dir().join(format!("mote-bench-min-time-{}", std::process::id()));
-    let out = bench()
-        .args([
-            "--quick",
+    let (dir, _) = quick_suite(
+        "min-time",
+        &[
             "--impls",
             "mote,tokio",
             "--workloads",
             "ring",
             "--runs",
             "1",
-            "--warmup",
-            "0",
             "--min-time",
             "0.05",
             "--max-runs",
             "3",
-            "--out",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     let json = mote_bench::report::json::read(&dir.join("results.json")).unwrap();
     let count = json.config.run_count();
