@@ -77,7 +77,7 @@ impl SuiteOptions {
 }
 
 impl Plan {
-    /// Every planned (scenario, implementation) pair with its runs, warm-ups included.
+    /// Every planned (scenario, implementation) pair with its measured runs, in run order.
     fn pairs<'a>(
         &'a self,
         opts: &'a SuiteOptions,
@@ -86,13 +86,15 @@ impl Plan {
         self.scenarios.iter().flat_map(move |(s, l)| {
             l.run
                 .iter()
-                .map(move |imp| (s, imp, opts.warmup + count.measured(s, imp)))
+                .map(move |imp| (s, imp, count.measured(s, imp)))
         })
     }
 
     /// Runs the plan makes, warm-ups included.
     pub fn runs(&self, opts: &SuiteOptions) -> u64 {
-        self.pairs(opts).map(|(_, _, n)| u64::from(n)).sum()
+        self.pairs(opts)
+            .map(|(_, _, measured)| u64::from(opts.warmup + measured))
+            .sum()
     }
 
     /// The peer runtimes with an implementation in the run that can run here.
@@ -110,7 +112,7 @@ impl Plan {
     /// The expected time of the whole plan, ms.
     pub fn expected_ms(&self, opts: &SuiteOptions) -> f64 {
         self.pairs(opts)
-            .map(|(s, imp, n)| estimate::run_ms(s, imp) * f64::from(n))
+            .map(|(s, imp, measured)| pair_ms(s, imp, measured, opts))
             .sum()
     }
 }
@@ -151,25 +153,28 @@ pub fn dry_plan(opts: &SuiteOptions) -> Result<Plan> {
     make_plan(opts, &Peers::discover(peers::locate_dir(), false))
 }
 
+/// The expected time of `imp`'s runs of `s`, warm-ups included, ms.
+fn pair_ms(s: &model::Scenario, imp: &Impl, measured: u32, opts: &SuiteOptions) -> f64 {
+    estimate::run_ms(s, imp) * f64::from(opts.warmup + measured)
+}
+
 /// Says on stderr what the plan runs and how long it should take; with `each`, one line per
 /// scenario too.
 pub fn announce(plan: &Plan, opts: &SuiteOptions, each: bool) {
-    let count = opts.run_count();
     if each {
-        for (s, l) in &plan.scenarios {
-            let imps: Vec<String> = l
-                .run
+        let pairs: Vec<_> = plan.pairs(opts).collect();
+        for scenario in pairs.chunk_by(|a, b| std::ptr::eq(a.0, b.0)) {
+            let imps: Vec<String> = scenario
                 .iter()
-                .map(|i| format!("{}x{}", i.name(), count.measured(s, i)))
+                .map(|(_, imp, measured)| format!("{}x{measured}", imp.name()))
                 .collect();
-            let ms: f64 = l
-                .run
+            let ms: f64 = scenario
                 .iter()
-                .map(|i| estimate::run_ms(s, i) * f64::from(opts.warmup + count.measured(s, i)))
+                .map(|&(s, imp, measured)| pair_ms(s, imp, measured, opts))
                 .sum();
             eprintln!(
                 "{:<44} {:>7}  {}",
-                s.label(),
+                scenario[0].0.label(),
                 estimate::human(ms),
                 imps.join(" ")
             );
