@@ -44,7 +44,7 @@
 //!   eager stealing and sleeping).
 //! - A thief whose last steal did not pay (the tasks ran briefly, while their owner kept
 //!   finishing tasks of its own) waits before it steals again, up to [`BACKOFF_MAX`]
-//!   (`worker::Thief`): tasks woken back onto their owner's worker, as a server's callers
+//!   per other worker (`worker::Thief`): tasks woken back onto their owner's worker, as a server's callers
 //!   are, went back and forth between the threads on every message.
 //! - Spinning before sleeping ([`SPIN`], at most half the workers at a time) catches the
 //!   work that comes back soon without the wake-up's system call; sleepers are still woken
@@ -95,10 +95,12 @@ const WAKE_AT: usize = 2;
 const STEAL_PAYS: Duration = Duration::from_micros(50);
 /// The first wait of a thief whose steal did not pay.
 const BACKOFF_MIN: Duration = Duration::from_micros(16);
-/// The longest wait of a thief whose steals do not pay: also how much longer, at most, a
-/// task queued behind a poll that outlasts it waits than it would without the waits (the
-/// watchdog's first look comes after a millisecond too). 256 us instead left `call` with
-/// 10,000 callers 10% slower than this.
+/// The longest wait of a thief whose steals do not pay, per other worker
+/// (`worker::longest_backoff`): with one peer, also how much longer, at most, a task
+/// queued behind a poll that outlasts it waits than it would without the waits (the
+/// watchdog's first look comes after a millisecond too); with more, the thieves' waits
+/// overlap so that one of them looks about as often. 256 us instead left `call` with
+/// 10,000 callers 10% slower than this on two cores.
 const BACKOFF_MAX: Duration = Duration::from_millis(1);
 /// Every this many ticks a worker looks at the global injector first, so tasks woken from
 /// outside (timers, IO, other threads) are not starved by local work.
