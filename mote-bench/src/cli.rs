@@ -186,8 +186,8 @@ pub struct SuiteArgs {
     /// Skip the sweeps (chain over M, million over K, workers over W...).
     #[arg(long)]
     pub no_sweeps: bool,
-    /// Run the scaling study instead of the suite: chain, pingpong (100 pairs), skynet and
-    /// fanin at 1, 2, 4... worker threads up to the machine's cores (the option `threads`),
+    /// Run the scaling study instead of the suite: chain, pingpong (100 pairs), skynet,
+    /// fanin and call (10,000 callers) at 1, 2, 4... worker threads up to the machine's cores (the option `threads`),
     /// on mote, raw tokio and Go unless --impls says otherwise (elixir takes the option
     /// too, up to the machine's cores).
     #[arg(long, conflicts_with = "no_sweeps")]

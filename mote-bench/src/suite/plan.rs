@@ -8,7 +8,7 @@ use crate::harness::params::Params;
 use crate::impls::Impl;
 use crate::peers;
 use crate::workloads::spec::{Size, Spec, NO_VARIANT, THREADS};
-use crate::workloads::{pingpong, Entry};
+use crate::workloads::{call, pingpong, Entry};
 
 /// The sweeps of the contract ("chain over M, million over K, workers over W = 1..cores"),
 /// and over the Rust implementations' options, at `size` on a machine with `cores` cores.
@@ -107,6 +107,10 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
 /// threads busy (the suite's `pingpong` is one pair, a sequential exchange).
 pub const SCALING_PAIRS: u64 = 100;
 
+/// The clients of the scaling study's `call`: the contended server, where a runtime
+/// can lose by moving callers between threads (the suite's `call` is one client).
+pub const SCALING_CALLERS: u64 = 10_000;
+
 /// The thread counts of the scaling study on a machine with `cores` cores: the powers of two
 /// below it, and `cores` itself.
 pub fn thread_counts(cores: usize) -> Vec<u64> {
@@ -120,7 +124,8 @@ pub fn thread_counts(cores: usize) -> Vec<u64> {
 
 /// The scaling study (`--scaling`): how each runtime's time changes with its worker
 /// threads, on workloads with parallelism to use: many ping-pong pairs, skynet's tree,
-/// fanin's senders and the chain's relays.
+/// fanin's senders and the chain's relays; and one where more threads can cost time: many
+/// clients of one server.
 pub fn scaling_sweeps(cores: usize) -> Vec<Sweep> {
     let sweep = |workload: &str, variant: &str, fixed: Params, what: &str| Sweep {
         name: format!("threads_{workload}"),
@@ -143,6 +148,12 @@ pub fn scaling_sweeps(cores: usize) -> Vec<Sweep> {
         ),
         sweep("skynet", NO_VARIANT, Params::default(), "skynet"),
         sweep("fanin", NO_VARIANT, Params::default(), "fanin"),
+        sweep(
+            "call",
+            NO_VARIANT,
+            Params::from_pairs([(call::CALLERS, SCALING_CALLERS)]),
+            &format!("call, {SCALING_CALLERS} callers"),
+        ),
     ]
 }
 
@@ -403,11 +414,12 @@ mod tests {
                 "threads_chain",
                 "threads_pingpong",
                 "threads_skynet",
-                "threads_fanin"
+                "threads_fanin",
+                "threads_call"
             ]
         );
-        // No base scenario: 4 workloads at 1, 2 and 4 threads.
-        assert_eq!(scenarios.len(), 12);
+        // No base scenario: 5 workloads at 1, 2 and 4 threads.
+        assert_eq!(scenarios.len(), 15);
         assert!(scenarios.iter().all(|s| !s.base && s.sweeps.len() == 1));
         let pingpong: Vec<_> = scenarios
             .iter()
@@ -422,6 +434,19 @@ mod tests {
                 "r=20000 pairs=100 threads=4"
             ]
         );
+        let call: Vec<_> = scenarios.iter().filter(|s| s.workload == "call").collect();
+        assert_eq!(call.len(), 3);
+        assert!(call
+            .iter()
+            .all(|s| s.params.get(call::CALLERS).ok() == Some(SCALING_CALLERS)));
+        // Go's peer takes no `callers`: it sits these points out, with the reason.
+        let l = lineup(
+            call[0],
+            &[Impl::mote(), Impl::tokio(), Impl::named("go")],
+            &[],
+        );
+        assert_eq!(names(&l.run), ["mote", "tokio"]);
+        assert_eq!(l.skipped[0].1, "go does not take the option callers");
         // `--workloads` narrows the study as it narrows the suite.
         let skynet = [catalog::find("skynet").unwrap()];
         let (scenarios, sweeps) = plan(&skynet, Size::Quick, Sweeps::Scaling, 2);

@@ -19,13 +19,16 @@ use anyhow::Result;
 /// The workload.
 pub struct Call;
 
+/// The option: how many clients call the one server at once (1 when absent).
+pub const CALLERS: &str = "callers";
+
 static SPEC: Spec = Spec {
     name: "call",
     summary: "R synchronous request/reply calls to a server process",
     variants: &[],
     params: &[param("r", 20_000, 200_000, 1_000_000)],
-    extras: &["callers"],
-    options: &["callers"],
+    extras: &[CALLERS],
+    options: &[CALLERS],
     styles: &[
         Style {
             imp: "tokio",
