@@ -7,9 +7,9 @@
 //! `SKIP <reason>`.
 
 use crate::harness::params::Params;
-use crate::workloads::pingpong;
 use crate::workloads::spec::THREADS;
 use crate::workloads::Spec;
+use crate::workloads::{call, pingpong};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -106,7 +106,7 @@ pub static PEERS: &[Peer] = &[
             leading: &[],
             params: &[],
             only: &[],
-            options: &[THREADS, pingpong::PAIRS],
+            options: &[THREADS, pingpong::PAIRS, call::CALLERS],
         }],
     },
     Peer {
@@ -130,7 +130,7 @@ pub static PEERS: &[Peer] = &[
                 params: &[],
                 only: &[],
                 // `threads`: the schedulers online, at most the BEAM's one per core.
-                options: &[THREADS, pingpong::PAIRS],
+                options: &[THREADS, pingpong::PAIRS, call::CALLERS],
             },
             PeerImpl {
                 name: "elixir_tuned",

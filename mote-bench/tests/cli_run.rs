@@ -136,41 +136,48 @@ fn usage_errors_exit_2() {
     }
 }
 
-#[test]
-fn options_reach_the_result_line_and_peers_refuse_those_they_lack() {
-    let run = |imp: &str| {
-        bench()
-            .args(["run", "--workload", "pingpong", "--impl", imp])
-            .args([
-                "--param",
-                "r=300",
-                "--param",
-                "pairs=3",
-                "--param",
-                "threads=1",
-            ])
-            .output()
-            .unwrap()
-    };
+/// Runs `workload` on `imp` with `params` (each `k=v`).
+fn run_with(workload: &str, imp: &str, params: &[&str]) -> std::process::Output {
+    let mut cmd = bench();
+    cmd.args(["run", "--workload", workload, "--impl", imp]);
+    for p in params {
+        cmd.args(["--param", p]);
+    }
+    cmd.output().unwrap()
+}
+
+/// Every runtime that takes the options in `params` runs `workload` with them and prints
+/// them back on its RESULT line, its own answer checked (a peer not installed here is
+/// passed over, said on stderr).
+fn options_reach_every_runtime(workload: &str, params: &[&str]) {
     for imp in ["mote", "tokio", "go", "elixir"] {
-        let out = run(imp);
+        let out = run_with(workload, imp, params);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if ["go", "elixir"].contains(&imp) && stderr.contains("not available") {
             eprintln!("{imp} peer not available here, not checked: {stderr}");
             continue;
         }
-        assert!(out.status.success(), "{imp}: {stderr}");
+        assert!(out.status.success(), "{workload} on {imp}: {stderr}");
         let line = ResultLine::find_in(&String::from_utf8(out.stdout).unwrap()).unwrap();
-        assert_eq!(
-            line.params.to_kv_string(),
-            "r=300 pairs=3 threads=1",
-            "{imp}"
-        );
+        assert_eq!(line.params.to_kv_string(), params.join(" "), "{imp}");
     }
+}
+
+#[test]
+fn options_reach_the_result_line_and_peers_refuse_those_they_lack() {
+    let params = ["r=300", "pairs=3", "threads=1"];
+    options_reach_every_runtime("pingpong", &params);
     // Clojure's core.async peer takes no option: a usage error that names it, before any run.
-    let out = run("clojure_async");
+    let out = run_with("pingpong", "clojure_async", &params);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not take the option pairs"));
+}
+
+#[test]
+fn every_runtime_splits_its_calls_over_the_callers_asked_for() {
+    // 7 callers share 300 calls unevenly (43 each, the first six 44): each program checks
+    // the sum of its callers' reports.
+    options_reach_every_runtime("call", &["r=300", "callers=7", "threads=2"]);
 }
 
 /// Runs a `--quick` suite without warm-ups and with `args` into a fresh directory named

@@ -7,7 +7,7 @@
 # `mote-bench list`, which passes them all). Options follow the params:
 # "threads=N" (every workload: the schedulers online, at most the ones this
 # BEAM started, one per core) and a workload's own (pingpong's "pairs=P",
-# listed by its options/0). Exactly one RESULT line goes to stdout; everything
+# call's "callers=K", listed by its options/0). Exactly one RESULT line goes to stdout; everything
 # else to stderr. Wrong answer: exit status 1; unknown workload/variant/param,
 # a missing param or an option out of range: exit status 2.
 #

@@ -1,5 +1,7 @@
 # call: a GenServer; a client process makes R GenServer.call(i) -> i + 1, then
-# reports to main.
+# reports to main. With the option callers=K (1 <= K <= R), K client processes
+# call the one server at once, sharing the R calls (an even share each, the
+# remainder to the first clients), and main adds their reports up.
 
 defmodule Bench.CallServer do
   use GenServer
@@ -16,26 +18,40 @@ defmodule Bench.Call do
 
   def variants, do: nil
   def params, do: [r: nil]
+  def options, do: [:callers]
 
-  def run(_, %{r: r}) do
+  def run(_, %{r: r} = p) do
+    callers = Map.get(p, :callers, 1)
+
+    if callers < 1 or callers > r,
+      do: usage("call: callers=#{callers} must be at least 1 and at most the calls, r=#{r}")
+
     main = self()
     t0 = now()
     {:ok, server} = GenServer.start(Bench.CallServer, :ok)
 
-    spawn(fn ->
-      {trips, bad} = call_loop(server, 0, r, 0)
-      send(main, {:call, trips, bad})
-    end)
+    for k <- 0..(callers - 1) do
+      share = div(r, callers) + if(k < rem(r, callers), do: 1, else: 0)
 
-    receive do
-      {:call, trips, bad} ->
-        wall = now() - t0
-
-        if trips != r or bad != 0,
-          do: fail("call: #{trips} calls, #{bad} wrong replies, want #{r}")
-
-        {wall, []}
+      spawn(fn ->
+        {trips, bad} = call_loop(server, 0, share, 0)
+        send(main, {:call, trips, bad})
+      end)
     end
+
+    {trips, bad} =
+      Enum.reduce(1..callers, {0, 0}, fn _, {t, b} ->
+        receive do
+          {:call, trips, bad} -> {t + trips, b + bad}
+        end
+      end)
+
+    wall = now() - t0
+
+    if trips != r or bad != 0,
+      do: fail("call: #{trips} calls, #{bad} wrong replies, want #{r}")
+
+    {wall, []}
   end
 
   defp call_loop(_server, r, r, bad), do: {r, bad}

@@ -9,8 +9,9 @@
 // goes to stdout; everything else goes to stderr. A wrong answer exits with
 // status 1, a usage error (unknown workload, variant or param, or a missing
 // param) with status 2. Options follow the params: "threads=N" (every
-// workload: GOMAXPROCS) and a workload's own (pingpong's "pairs=P"); the
-// RESULT line prints them after the params, in the order given.
+// workload: GOMAXPROCS) and a workload's own (pingpong's "pairs=P", call's
+// "callers=K"); the RESULT line prints them after the params, in the order
+// given.
 //
 // Each workload is one file that registers itself in an init function.
 //

@@ -54,7 +54,7 @@ pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
         },
         Sweep {
             name: "call_callers".into(),
-            title: "call: time vs concurrent clients, callers (Rust only)".into(),
+            title: "call: time vs concurrent clients, callers".into(),
             workload: "call".into(),
             variants: vec![NO_VARIANT.into()],
             fixed: Params::default(),
@@ -439,14 +439,19 @@ mod tests {
         assert!(call
             .iter()
             .all(|s| s.params.get(call::CALLERS).ok() == Some(SCALING_CALLERS)));
-        // Go's peer takes no `callers`: it sits these points out, with the reason.
+        // Every runtime of the study runs them, and the BEAM's peer (with `--impls`).
         let l = lineup(
             call[0],
-            &[Impl::mote(), Impl::tokio(), Impl::named("go")],
+            &[
+                Impl::mote(),
+                Impl::tokio(),
+                Impl::named("go"),
+                Impl::named("elixir"),
+            ],
             &[],
         );
-        assert_eq!(names(&l.run), ["mote", "tokio"]);
-        assert_eq!(l.skipped[0].1, "go does not take the option callers");
+        assert_eq!(names(&l.run), ["mote", "tokio", "go", "elixir"]);
+        assert!(l.skipped.is_empty(), "{:?}", l.skipped);
         // `--workloads` narrows the study as it narrows the suite.
         let skynet = [catalog::find("skynet").unwrap()];
         let (scenarios, sweeps) = plan(&skynet, Size::Quick, Sweeps::Scaling, 2);

@@ -1,7 +1,7 @@
 //! `call`: one server process; a client (not main) makes R synchronous request/reply calls,
 //! request `i`, reply `i+1`, then reports to main.
 //!
-//! The option `callers=k` (Rust implementations only; 1 <= k <= R) splits the R calls over
+//! The option `callers=k` (1 <= k <= R; mote, tokio, Go and Elixir) splits the R calls over
 //! k client processes calling the one server at once, each making R/k of them (the first
 //! R mod k one more, see [`crate::workloads::common::shares`]) and reporting its own count;
 //! the clock runs until the last report. The run then reports `callers=<k>` as an extra.
