@@ -31,7 +31,7 @@ defmodule Bench.Call do
     {:ok, server} = GenServer.start(Bench.CallServer, :ok)
 
     for k <- 0..(callers - 1) do
-      share = div(r, callers) + if(k < rem(r, callers), do: 1, else: 0)
+      share = share(r, callers, k)
 
       spawn(fn ->
         {trips, bad} = call_loop(server, 0, share, 0)
@@ -39,12 +39,7 @@ defmodule Bench.Call do
       end)
     end
 
-    {trips, bad} =
-      Enum.reduce(1..callers, {0, 0}, fn _, {t, b} ->
-        receive do
-          {:call, trips, bad} -> {t + trips, b + bad}
-        end
-      end)
+    {trips, bad} = collect_tallies(:call, callers)
 
     wall = now() - t0
 

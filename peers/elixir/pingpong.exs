@@ -17,7 +17,7 @@ defmodule Bench.Pingpong do
     t0 = now()
 
     for k <- 0..(pairs - 1) do
-      share = div(r, pairs) + if(k < rem(r, pairs), do: 1, else: 0)
+      share = share(r, pairs, k)
 
       spawn(fn ->
         a = self()
@@ -28,12 +28,7 @@ defmodule Bench.Pingpong do
       end)
     end
 
-    {trips, bad} =
-      Enum.reduce(1..pairs, {0, 0}, fn _, {t, b} ->
-        receive do
-          {:pingpong, trips, bad} -> {t + trips, b + bad}
-        end
-      end)
+    {trips, bad} = collect_tallies(:pingpong, pairs)
 
     wall = now() - t0
 

@@ -67,6 +67,19 @@ defmodule Bench.Shared do
     end
   end
 
+  # part k's share of `total` split into `parts`: an even share each, the
+  # remainder to the first parts
+  def share(total, parts, k), do: div(total, parts) + if(k < rem(total, parts), do: 1, else: 0)
+
+  # receive `n` {tag, trips, bad} reports; returns their sums {trips, bad}
+  def collect_tallies(tag, n) do
+    Enum.reduce(1..n, {0, 0}, fn _, {t, b} ->
+      receive do
+        {^tag, trips, bad} -> {t + trips, b + bad}
+      end
+    end)
+  end
+
   # receive `k` :done messages; returns how many came
   def collect_done(k, got) when got == k, do: got
 

@@ -43,10 +43,7 @@ func runCall(_ string, p map[string]int) outcome {
 	}()
 	report := make(chan tally, callers)
 	for k := 0; k < callers; k++ {
-		calls := r / callers
-		if k < r%callers {
-			calls++
-		}
+		calls := share(r, callers, k)
 		go func() { // a client
 			reply := make(chan int, 1)
 			t := tally{}
@@ -60,12 +57,7 @@ func runCall(_ string, p map[string]int) outcome {
 			report <- t
 		}()
 	}
-	t := tally{}
-	for k := 0; k < callers; k++ {
-		one := <-report
-		t.trips += one.trips
-		t.bad += one.bad
-	}
+	t := collect(report, callers)
 	close(reqs)
 	wall := time.Since(start)
 	if t.trips != r || t.bad != 0 {

@@ -82,6 +82,27 @@ func fail(format string, args ...interface{}) {
 	os.Exit(1)
 }
 
+// share is part k's share of total split into parts: an even share each, the
+// remainder to the first parts.
+func share(total, parts, k int) int {
+	s := total / parts
+	if k < total%parts {
+		s++
+	}
+	return s
+}
+
+// collect adds up n reports from report.
+func collect(report <-chan tally, n int) tally {
+	t := tally{}
+	for k := 0; k < n; k++ {
+		one := <-report
+		t.trips += one.trips
+		t.bad += one.bad
+	}
+	return t
+}
+
 func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Nanoseconds())/1e6, 'f', 3, 64)
 }

@@ -26,10 +26,7 @@ func runPingpong(_ string, p map[string]int) outcome {
 	start := time.Now()
 	report := make(chan tally, pairs)
 	for k := 0; k < pairs; k++ {
-		trips := r / pairs
-		if k < r%pairs {
-			trips++
-		}
+		trips := share(r, pairs, k)
 		ping, pong := make(chan int), make(chan int)
 		go func() { // B
 			for v := range ping {
@@ -49,12 +46,7 @@ func runPingpong(_ string, p map[string]int) outcome {
 			report <- t
 		}()
 	}
-	t := tally{}
-	for k := 0; k < pairs; k++ {
-		one := <-report
-		t.trips += one.trips
-		t.bad += one.bad
-	}
+	t := collect(report, pairs)
 	wall := time.Since(start)
 	if t.trips != r || t.bad != 0 {
 		fail("pingpong: %d trips with %d wrong replies, want %d trips", t.trips, t.bad, r)

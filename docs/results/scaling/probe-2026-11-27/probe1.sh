@@ -1,6 +1,8 @@
 #!/bin/bash
 # Scaling probe on a lent machine: scheduler counters, a knob sweep, a flat profile.
 D=${D:-$PWD/target/devbins}; K=$D/mb-knobs; M=$D/mb-main
+HERE=$(dirname "${BASH_SOURCE[0]}")
+. "$HERE/sweep.sh"
 OUT=${OUT:-/tmp/probe}; mkdir -p $OUT
 SZ=${SZ:-}   # extra params for a quick local test
 { nproc; grep 'model name' /proc/cpuinfo | head -1; uptime; } > $OUT/info.txt
@@ -18,23 +20,14 @@ echo "A done $(date +%T)" >> $OUT/info.txt
 CFGS=("base|" "spin0|K_SPIN_US=0" "sp1|K_SPINNERS=1" "sp2|K_SPINNERS=2" "skip|K_SKIP=1" "nobk|K_NOBACKOFF=1" "st1|K_STREAK=1" "skipsp2|K_SKIP=1 K_SPINNERS=2" "main|" "tokio|")
 HI=${HI:-16}; LO=${LO:-8}
 CASES=("chain$HI|--workload chain --variant int --param threads=$HI $SZ" "chain$LO|--workload chain --variant int --param threads=$LO $SZ" "ping$HI|--workload pingpong --param pairs=100 --param threads=$HI" "sky$HI|--workload skynet --param threads=$HI")
-n=${#CFGS[@]}
-for r in $(seq 1 ${ROUNDS:-6}); do
-  for cs in "${CASES[@]}"; do
-    cname=${cs%%|*}; cargs=${cs#*|}
-    for i in $(seq 0 $((n-1))); do
-      c=${CFGS[$(( (i + r) % n ))]}; name=${c%%|*}; envs=${c#*|}
-      case $name in
-        main) cmd="$M run $cargs --impl mote --scheduler-stats";;
-        tokio) cmd="$K run $cargs --impl tokio";;
-        *) cmd="env $envs $K run $cargs --impl mote --scheduler-stats";;
-      esac
-      res=$(timeout 60 $cmd 2>$OUT/err.tmp | grep ^RESULT)
-      echo "$r $name $cname $res" >> $OUT/sweep.txt
-      { echo "== $r $name $cname"; cat $OUT/err.tmp; } >> $OUT/sweep_sched.txt
-    done
-  done
-done
+command_for() {
+  case $1 in
+    main) echo "$M run $3 --impl mote --scheduler-stats";;
+    tokio) echo "$K run $3 --impl tokio";;
+    *) echo "env $2 $K run $3 --impl mote --scheduler-stats";;
+  esac
+}
+sweep
 echo "C done $(date +%T)" >> $OUT/info.txt
 # B: flat profiles at the highest count
 for w in "chain|--workload chain --variant int --param threads=$HI $SZ" "ping|--workload pingpong --param pairs=100 --param threads=$HI"; do
