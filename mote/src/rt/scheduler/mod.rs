@@ -44,8 +44,8 @@
 //!   eager stealing and sleeping).
 //! - A thief whose last steal did not pay (the tasks ran briefly, while their owner kept
 //!   finishing tasks of its own) waits before it steals again, up to [`BACKOFF_MAX`]
-//!   per other worker (`worker::Thief`): tasks woken back onto their owner's worker, as a server's callers
-//!   are, went back and forth between the threads on every message.
+//!   per other worker (`worker::Thief`): tasks woken back onto their owner's worker, as a
+//!   server's callers are, went back and forth between the threads on every message.
 //! - Spinning before sleeping ([`SPIN`], at most half the workers at a time) catches the
 //!   work that comes back soon without the wake-up's system call; sleepers are still woken
 //!   as before for work that is plenty (a queue of two, the injector).

@@ -252,9 +252,10 @@ fn find_work(
 /// inside one long poll, as a process spawning thousands of others in one go: its queue
 /// would wait for it). One that did not pay makes the worker wait before its next steal
 /// from a peer: from [`BACKOFF_MIN`], doubling with each such steal, up to
-/// [`longest_backoff`] ([`BACKOFF_MAX`] per other worker); one that paid halves the wait (and below [`BACKOFF_MIN`] ends it).
-/// Halving rather than ending it at once: a server's poll can keep its worker's counter
-/// still through a short steal, which must not undo the wait built up.
+/// [`longest_backoff`] ([`BACKOFF_MAX`] per other worker); one that paid halves the wait
+/// (and below [`BACKOFF_MIN`] ends it). Halving rather than ending it at once: a server's
+/// poll can keep its worker's counter still through a short steal, which must not undo the
+/// wait built up.
 pub(super) struct Thief {
     /// When the last steal from a peer happened, and the other workers' task count then.
     stole: Option<(Instant, u64)>,
