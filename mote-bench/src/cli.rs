@@ -187,9 +187,9 @@ pub struct SuiteArgs {
     #[arg(long)]
     pub no_sweeps: bool,
     /// Run the scaling study instead of the suite: chain, pingpong (100 pairs), skynet,
-    /// fanin and call (10,000 callers) at 1, 2, 4... worker threads up to the machine's cores (the option `threads`),
-    /// on mote, raw tokio and Go unless --impls says otherwise (elixir takes the option
-    /// too, up to the machine's cores).
+    /// fanin and call (10,000 callers) at 1, 2, 4... worker threads up to the machine's
+    /// cores (the option `threads`), on mote, raw tokio and Go unless --impls says otherwise
+    /// (elixir takes the option too, up to the machine's cores).
     #[arg(long, conflicts_with = "no_sweeps")]
     pub scaling: bool,
     /// Print the plan (scenarios, runs, expected duration) and exit without running it.

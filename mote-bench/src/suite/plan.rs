@@ -11,7 +11,8 @@ use crate::workloads::spec::{Size, Spec, NO_VARIANT, THREADS};
 use crate::workloads::{call, pingpong, Entry};
 
 /// The sweeps of the contract ("chain over M, million over K, workers over W = 1..cores"),
-/// and over the Rust implementations' options, at `size` on a machine with `cores` cores.
+/// and over workloads' options (a peer that lacks one sits its points out), at `size` on a
+/// machine with `cores` cores.
 pub fn sweeps(size: Size, cores: usize) -> Vec<Sweep> {
     let pick = |quick: &[u64], standard: &[u64], full: &[u64]| {
         match size {
