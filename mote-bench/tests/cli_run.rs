@@ -10,22 +10,19 @@ fn bench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mote-bench"))
 }
 
+/// Runs `workload` on `imp` with `params` (each `k=v`).
+fn run_with(workload: &str, imp: &str, params: &[&str]) -> std::process::Output {
+    let mut cmd = bench();
+    cmd.args(["run", "--workload", workload, "--impl", imp]);
+    for p in params {
+        cmd.args(["--param", p]);
+    }
+    cmd.output().unwrap()
+}
+
 #[test]
 fn run_tokio_prints_a_result_line() {
-    let out = bench()
-        .args([
-            "run",
-            "--workload",
-            "ring",
-            "--impl",
-            "tokio",
-            "--param",
-            "t=1000",
-            "--param",
-            "p=7",
-        ])
-        .output()
-        .unwrap();
+    let out = run_with("ring", "tokio", &["t=1000", "p=7"]);
     assert!(
         out.status.success(),
         "{}",
@@ -49,18 +46,7 @@ fn run_tokio_prints_a_result_line() {
 
 #[test]
 fn run_reports_extras_and_variants() {
-    let out = bench()
-        .args([
-            "run",
-            "--workload",
-            "million",
-            "--impl",
-            "tokio",
-            "--param",
-            "k=1000",
-        ])
-        .output()
-        .unwrap();
+    let out = run_with("million", "tokio", &["k=1000"]);
     let line = ResultLine::find_in(&String::from_utf8(out.stdout).unwrap()).unwrap();
     assert_eq!(line.extras[0].0, "spawn_ms");
     let out = bench()
@@ -134,16 +120,6 @@ fn usage_errors_exit_2() {
         );
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-}
-
-/// Runs `workload` on `imp` with `params` (each `k=v`).
-fn run_with(workload: &str, imp: &str, params: &[&str]) -> std::process::Output {
-    let mut cmd = bench();
-    cmd.args(["run", "--workload", workload, "--impl", imp]);
-    for p in params {
-        cmd.args(["--param", p]);
-    }
-    cmd.output().unwrap()
 }
 
 /// Every runtime that takes the options in `params` runs `workload` with them and prints
