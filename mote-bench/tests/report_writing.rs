@@ -321,3 +321,33 @@ fn a_dwarfing_runtime_puts_the_chart_on_a_log_axis() {
         .svg
         .contains(log_label));
 }
+
+#[test]
+fn the_report_says_where_mote_stands_against_the_fastest_peer() {
+    let mut r = synthetic();
+    // No scenario where mote ran: no standing, and no section for it.
+    assert!(mote_bench::suite::standing::standings(&r).is_empty());
+    let html = report::html::render(&r, &charts::all(&r).unwrap());
+    assert!(!html.contains("id=\"standing\""));
+
+    // mote measured beside tokio and go in the first scenario: go is slower than tokio, so
+    // tokio is the one compared; mote's runs lie wholly below tokio's.
+    r.scenarios[0].impls[0] = ok(Impl::mote(), &[5.0, 5.5, 6.0], 5_120);
+    let mut scenarios = std::mem::take(&mut r.scenarios);
+    fill_stats(&mut scenarios);
+    r.scenarios = scenarios;
+    let rows = mote_bench::suite::standing::standings(&r);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].peer, Impl::tokio());
+    assert_eq!(rows[0].verdict, Some(Verdict::Faster));
+    assert!((rows[0].time.ratio - 5.5 / 11.0).abs() < 1e-12);
+    assert_eq!(rows[0].rss_vs_tokio, Some(0.5));
+    let html = report::html::render(&r, &charts::all(&r).unwrap());
+    assert!(html.contains("id=\"standing\""), "no standing section");
+    assert!(html.contains("mote ahead on 1 of 1 scenarios, no difference shown on 0"));
+    let table = report::standing::render(&rows);
+    assert!(
+        table.contains("chain int m=1000 n=1000") && table.contains("ahead"),
+        "{table}"
+    );
+}

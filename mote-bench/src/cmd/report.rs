@@ -1,8 +1,10 @@
 //! `mote-bench report RESULTS_JSON`: the reports drawn again from a saved run (after the
-//! harness's charts changed, or for a run that was stopped before it wrote them).
+//! harness's charts changed, or for a run that was stopped before it wrote them), and where
+//! mote stands in it against the fastest peer of each scenario.
 
 use crate::cli::ReportArgs;
 use crate::report;
+use crate::suite::standing::standings;
 use std::process::ExitCode;
 
 /// Runs the subcommand.
@@ -12,9 +14,11 @@ pub fn main(args: ReportArgs) -> ExitCode {
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default();
-    let written = report::json::read(&args.results).and_then(|r| report::write_all(&r, &dir));
+    let written = report::json::read(&args.results)
+        .and_then(|r| report::write_all(&r, &dir).map(|w| (w, standings(&r))));
     match written {
-        Ok(w) => {
+        Ok((w, standings)) => {
+            super::print(&report::standing::render(&standings));
             super::print(&format!(
                 "wrote {} and {} charts in {}\n",
                 w.html.display(),

@@ -10,6 +10,7 @@ use crate::report;
 use crate::suite::compare::compare;
 use crate::suite::model::Status;
 use crate::suite::plan::Sweeps;
+use crate::suite::standing::standings;
 use crate::suite::{self, SuiteOptions};
 use crate::workloads::spec::Size;
 use anyhow::Result;
@@ -98,6 +99,7 @@ fn run(args: SuiteArgs) -> Result<ExitCode> {
         results.comparison = Some(compare(&results, old, path));
     }
     super::print(&report::console::render(&results));
+    super::print(&report::standing::render(&standings(&results)));
     if let Some(c) = &results.comparison {
         super::print(&report::compare::render(c));
     }

@@ -5,6 +5,7 @@ use super::charts::Chart;
 use super::console::{few_runs, few_runs_note, heading, row_cells};
 use crate::catalog;
 use crate::suite::model::{ScenarioResult, Status, SuiteResults};
+use crate::suite::standing::standings;
 use std::fmt::Write;
 
 const STYLE: &str = "
@@ -60,6 +61,7 @@ pub fn render(results: &SuiteResults, charts: &[Chart]) -> String {
         );
     }
     meta(&mut h, results);
+    super::standing::html(&mut h, &standings(results));
     if let Some(c) = &results.comparison {
         super::compare::html(&mut h, c);
     }

@@ -8,6 +8,7 @@ pub mod console;
 pub mod format;
 pub mod html;
 pub mod json;
+pub mod standing;
 
 use crate::suite::model::SuiteResults;
 use anyhow::{Context, Result};

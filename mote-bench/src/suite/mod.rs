@@ -8,6 +8,7 @@ pub mod model;
 pub mod plan;
 pub mod progress;
 pub mod runs;
+pub mod standing;
 
 use crate::catalog;
 use crate::harness::interrupt;
