@@ -208,6 +208,46 @@ fn a_tiny_suite_writes_three_reports() {
 }
 
 #[test]
+fn the_suite_and_the_report_command_say_where_mote_stands() {
+    let (dir, stdout) = quick_suite(
+        "standing",
+        &[
+            "--impls",
+            "mote,tokio",
+            "--workloads",
+            "ring",
+            "--runs",
+            "3",
+        ],
+    );
+    let standing = |out: &str| -> String {
+        let at = out
+            .find("## mote against the fastest peer")
+            .unwrap_or_else(|| panic!("no standing in:\n{out}"));
+        out[at..].to_string()
+    };
+    let printed = standing(&stdout);
+    let row = printed
+        .lines()
+        .find(|l| l.starts_with("ring "))
+        .unwrap_or_else(|| panic!("no ring row in:\n{printed}"));
+    assert!(row.contains("tokio") && row.contains("3/3"), "{row}");
+    assert!(printed.contains("of 1 scenarios"), "{printed}");
+    // The same table from the saved run.
+    let out = bench()
+        .arg("report")
+        .arg(dir.join("results.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let again = standing(&String::from_utf8_lossy(&out.stdout));
+    assert!(again.contains(row), "{again}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("id=\"standing\""));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn short_runs_are_repeated_until_they_add_up_to_the_min_time() {
     let (dir, _) = quick_suite(
         "min-time",
