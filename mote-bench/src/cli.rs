@@ -33,6 +33,9 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Draw report.html and the charts again from a saved results.json, into its directory.
     Report(ReportArgs),
+    /// Count the instructions one unit of a scenario costs on mote and tokio under
+    /// valgrind's callgrind: figures that a busy machine does not move.
+    Instructions(InstructionsArgs),
     /// Messages between two nodes on loopback: mote and Erlang (needs `erl`, and the
     /// `remote` feature), round trips and throughput, small and large messages, every pair
     /// of client and server.
@@ -78,6 +81,32 @@ pub struct RemoteNodeArgs {
 pub struct ReportArgs {
     /// The saved run (its results.json).
     pub results: PathBuf,
+}
+
+/// `mote-bench instructions`.
+#[derive(Debug, Args)]
+pub struct InstructionsArgs {
+    /// Workload name (see `mote-bench list`).
+    #[arg(long)]
+    pub workload: String,
+    /// Variant; the workload's first variant when absent.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// The implementations, comma-separated: mote, tokio, tokio:STYLE (those that run in
+    /// this binary).
+    #[arg(long, value_delimiter = ',', default_value = "mote,tokio")]
+    pub impls: Vec<String>,
+    /// A parameter value, `k=v` (repeatable); unset parameters take the size's values.
+    #[arg(long = "param", value_name = "K=V", value_parser = parse_param)]
+    pub params: Vec<(String, u64)>,
+    /// The parameter whose units are counted (`r` for `call`'s calls): each run is made at
+    /// its value and at twice it, and the difference divided by the value.
+    #[arg(long)]
+    pub per: String,
+    /// The sizes the parameters start from: quick (the default: a run under callgrind is
+    /// about 50 times slower), standard or full.
+    #[arg(long, value_parser = Size::parse, default_value = "quick")]
+    pub size: Size,
 }
 
 /// `mote-bench list`.

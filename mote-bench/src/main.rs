@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Some(Cmd::Suite(args)) => cmd::suite::main(args),
         Some(Cmd::Compare(args)) => cmd::compare::main(args),
         Some(Cmd::Report(args)) => cmd::report::main(args),
+        Some(Cmd::Instructions(args)) => cmd::instructions::main(args),
         #[cfg(feature = "remote")]
         Some(Cmd::Remote(args)) => cmd::remote::main(args),
         #[cfg(feature = "remote")]

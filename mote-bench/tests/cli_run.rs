@@ -248,6 +248,50 @@ fn the_suite_and_the_report_command_say_where_mote_stands() {
 }
 
 #[test]
+fn instructions_are_counted_per_unit_under_callgrind() {
+    // A peer's own process is refused before anything runs, valgrind or not.
+    let refused = bench()
+        .args([
+            "instructions",
+            "--workload",
+            "pingpong",
+            "--impls",
+            "mote,go",
+        ])
+        .args(["--per", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("go runs in its own"));
+    if !mote_bench::harness::callgrind::available() {
+        eprintln!("SKIP: valgrind is not installed; the counts were not taken");
+        return;
+    }
+    let out = bench()
+        .args(["instructions", "--workload", "pingpong"])
+        .args(["--impls", "mote,tokio:current_thread", "--per", "r"])
+        .args(["--param", "r=2000", "--param", "threads=1"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("runs at r=2000 and r=4000"), "{stdout}");
+    for imp in ["mote ", "tokio:current_thread "] {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(imp))
+            .unwrap_or_else(|| panic!("no {imp}row in:\n{stdout}"));
+        let per: f64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+        // A round trip is hundreds to a few thousand instructions, never nothing.
+        assert!((100.0..20_000.0).contains(&per), "{row}");
+    }
+}
+
+#[test]
 fn short_runs_are_repeated_until_they_add_up_to_the_min_time() {
     let (dir, _) = quick_suite(
         "min-time",

@@ -3,6 +3,7 @@
 //! statistics, and the Ctrl-C flag.
 
 pub mod bootstrap;
+pub mod callgrind;
 pub mod child;
 pub mod interrupt;
 pub mod machine;
