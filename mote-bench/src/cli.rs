@@ -100,9 +100,14 @@ pub struct InstructionsArgs {
     #[arg(long = "param", value_name = "K=V", value_parser = parse_param)]
     pub params: Vec<(String, u64)>,
     /// The parameter whose units are counted (`r` for `call`'s calls): each run is made at
-    /// its value and at twice it, and the difference divided by the value.
+    /// its value and at `--factor` times it, and the difference divided by the units
+    /// between them.
     #[arg(long)]
     pub per: String,
+    /// The second run's value of `--per` over the first's (10 for `skynet`, whose `l` is a
+    /// power of 10).
+    #[arg(long, default_value_t = 2)]
+    pub factor: u64,
     /// The sizes the parameters start from: quick (the default: a run under callgrind is
     /// about 50 times slower), standard or full.
     #[arg(long, value_parser = Size::parse, default_value = "quick")]

@@ -263,6 +263,20 @@ fn instructions_are_counted_per_unit_under_callgrind() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("go runs in its own"));
+    let one = bench()
+        .args([
+            "instructions",
+            "--workload",
+            "pingpong",
+            "--per",
+            "r",
+            "--factor",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&one.stderr).contains("at least twice"));
     if !mote_bench::harness::callgrind::available() {
         eprintln!("SKIP: valgrind is not installed; the counts were not taken");
         return;

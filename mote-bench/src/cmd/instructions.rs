@@ -2,8 +2,8 @@
 //! in-process implementation, counted by valgrind's callgrind ([`crate::harness::callgrind`]).
 //!
 //! Each implementation runs the scenario twice under callgrind, with the counted parameter
-//! (`--per`) at its value and at twice it; the difference over that value is the count per
-//! unit, start-up and set-up cancelled. Exit statuses: 0 ok; 1 a run failed; 2 a bad
+//! (`--per`) at its value and at `--factor` times it (2 unless given); the difference over
+//! the units between them is the count per unit, start-up and set-up cancelled. Exit statuses: 0 ok; 1 a run failed; 2 a bad
 //! command line (unknown workload, variant, implementation or parameter, a peer runtime,
 //! no valgrind).
 
@@ -36,6 +36,8 @@ struct Plan {
     params: Vec<(String, u64)>,
     per: String,
     value: u64,
+    /// The counted parameter's value in the second run.
+    more: u64,
     size: &'static str,
 }
 
@@ -50,6 +52,15 @@ fn plan(args: &InstructionsArgs) -> Result<Plan> {
             entry.spec.name
         )
     })?;
+    if args.factor < 2 {
+        bail!(
+            "--factor {}: the second run needs at least twice the units",
+            args.factor
+        );
+    }
+    let more = value
+        .checked_mul(args.factor)
+        .ok_or_else(|| anyhow::anyhow!("{}={value} times {} overflows", args.per, args.factor))?;
     let mut impls = Vec::new();
     for name in &args.impls {
         let imp = Impl::parse(name)?;
@@ -74,6 +85,7 @@ fn plan(args: &InstructionsArgs) -> Result<Plan> {
         params: params.iter().map(|(k, v)| (k.to_string(), v)).collect(),
         per: args.per.clone(),
         value,
+        more,
         size: args.size.name(),
     })
 }
@@ -115,10 +127,9 @@ fn count_in(p: &Plan, exe: &std::path::Path, dir: &std::path::Path) -> Result<Ve
     let mut counts = Vec::new();
     for imp in &p.impls {
         let file = |v: u64| format!("{}-{v}.out", imp.name().replace(':', "-"));
-        let at_value = callgrind::count(exe, &run_args(p, imp, p.value), dir, &file(1))?;
-        let twice = p.value.saturating_mul(2);
-        let at_twice = callgrind::count(exe, &run_args(p, imp, twice), dir, &file(2))?;
-        let per_unit = callgrind::per_unit(at_value, at_twice, p.value)?;
+        let at_value = callgrind::count(exe, &run_args(p, imp, p.value), dir, &file(p.value))?;
+        let at_more = callgrind::count(exe, &run_args(p, imp, p.more), dir, &file(p.more))?;
+        let per_unit = callgrind::per_unit(at_value, p.value, at_more, p.more)?;
         counts.push(Count {
             imp: imp.clone(),
             per_unit,
@@ -179,14 +190,14 @@ pub fn main(args: InstructionsArgs) -> ExitCode {
     };
     let heading = format!(
         "instructions per {per} ({}{}, {}; valgrind --tool=callgrind, runs at {per}={} and \
-         {per}={}: the difference over {}). Counts repeat run to run only where no thread spins \
-         idle: mote with threads=1, tokio:current_thread.",
+         {per}={}: the difference over the {} units between). Counts repeat run to run only \
+         where no thread spins idle: mote with threads=1, tokio:current_thread.",
         p.workload,
         variant,
         scenario.join(" "),
         p.value,
-        p.value.saturating_mul(2),
-        p.value,
+        p.more,
+        p.more - p.value,
         per = p.per,
     );
     match count_all(&p) {

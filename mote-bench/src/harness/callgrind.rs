@@ -2,9 +2,9 @@
 //! machine as on an idle one.
 //!
 //! Wall times on a shared 2-core machine swing by 1.5x between runs of the same binary;
-//! instructions do not. A run counted at two sizes, `v` and `2v` of one parameter, gives
-//! the instructions of `v` more units of work with the start-up, the set-up and the
-//! runtime's teardown cancelled: `(count(2v) - count(v)) / v` per unit.
+//! instructions do not. A run counted at two sizes, `v` and `k * v` of one parameter,
+//! gives the instructions of the units between them with the start-up, the set-up and the
+//! runtime's teardown cancelled: `(count(k v) - count(v)) / ((k - 1) v)` per unit.
 //!
 //! Counts repeat only for runs whose threads do not spin or race: a mote run on one
 //! scheduler thread (`threads=1`), tokio's `current_thread` style. Idle threads looking for
@@ -44,18 +44,18 @@ pub fn total_instructions(out_file: &str) -> Result<u64> {
         .with_context(|| format!("callgrind's total {first:?} is not a count"))
 }
 
-/// Instructions per unit from the counts of a run at `units` and of one at twice that.
-pub fn per_unit(at_units: u64, at_twice: u64, units: u64) -> Result<f64> {
-    if units == 0 {
-        bail!("the parameter counted is 0: nothing to divide by");
+/// Instructions per unit from the counts of a run at `units` and of one at `more` units.
+pub fn per_unit(at_units: u64, units: u64, at_more: u64, more: u64) -> Result<f64> {
+    if more <= units {
+        bail!("the second run must have more units ({more}) than the first ({units})");
     }
-    if at_twice <= at_units {
+    if at_more <= at_units {
         bail!(
-            "the run with twice the units executed {at_twice} instructions, not more than the \
-             {at_units} of the other: the parameter does not scale the work"
+            "the run with {more} units executed {at_more} instructions, not more than the \
+             {at_units} of the run with {units}: the parameter does not scale the work"
         );
     }
-    Ok((at_twice - at_units) as f64 / units as f64)
+    Ok((at_more - at_units) as f64 / (more - units) as f64)
 }
 
 /// Runs `program` with `args` under callgrind, its output file in `dir` as `name`, and
@@ -105,8 +105,12 @@ mod tests {
         // 1,000 instructions of set-up, 17 a unit.
         let (setup, unit) = (1_000, 17);
         let at = |n: u64| setup + unit * n;
-        assert_eq!(per_unit(at(100), at(200), 100).unwrap(), 17.0);
-        assert!(per_unit(at(100), at(100), 100).is_err(), "no growth");
-        assert!(per_unit(at(100), at(200), 0).is_err());
+        assert_eq!(per_unit(at(100), 100, at(200), 200).unwrap(), 17.0);
+        assert_eq!(per_unit(at(10), 10, at(100), 100).unwrap(), 17.0);
+        assert!(per_unit(at(100), 100, at(100), 200).is_err(), "no growth");
+        assert!(
+            per_unit(at(100), 100, at(200), 100).is_err(),
+            "no more units"
+        );
     }
 }
