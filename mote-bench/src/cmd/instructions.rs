@@ -3,9 +3,10 @@
 //!
 //! Each implementation runs the scenario twice under callgrind, with the counted parameter
 //! (`--per`) at its value and at `--factor` times it (2 unless given); the difference over
-//! the units between them is the count per unit, start-up and set-up cancelled. Exit statuses: 0 ok; 1 a run failed; 2 a bad
-//! command line (unknown workload, variant, implementation or parameter, a peer runtime,
-//! no valgrind).
+//! the units between them is the count per unit, start-up and set-up cancelled.
+//!
+//! Exit statuses: 0 ok; 1 a run failed; 2 a bad command line (unknown workload, variant,
+//! implementation or parameter, a peer runtime, a factor below 2, no valgrind).
 
 use crate::catalog;
 use crate::cli::InstructionsArgs;
