@@ -12,6 +12,7 @@ use crate::catalog;
 use crate::cli::InstructionsArgs;
 use crate::harness::callgrind;
 use crate::harness::outcome::EXIT_USAGE;
+use crate::harness::params::Params;
 use crate::impls::Impl;
 use anyhow::{bail, Result};
 use std::fmt::Write;
@@ -33,13 +34,13 @@ struct Plan {
     workload: &'static str,
     variant: &'static str,
     impls: Vec<Impl>,
-    /// Every parameter of the scenario, `--per`'s included, as `k=v`.
-    params: Vec<(String, u64)>,
+    /// Every parameter of the scenario, `--per`'s included: the runs pass them all, so the
+    /// two differ in `--per` alone.
+    params: Params,
     per: String,
     value: u64,
     /// The counted parameter's value in the second run.
     more: u64,
-    size: &'static str,
 }
 
 fn plan(args: &InstructionsArgs) -> Result<Plan> {
@@ -83,34 +84,25 @@ fn plan(args: &InstructionsArgs) -> Result<Plan> {
         workload: entry.spec.name,
         variant,
         impls,
-        params: params.iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        params,
         per: args.per.clone(),
         value,
         more,
-        size: args.size.name(),
     })
 }
 
 /// The `mote-bench run` arguments of `imp` with `per` at `value`.
 fn run_args(p: &Plan, imp: &Impl, value: u64) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "run",
-        "--workload",
-        p.workload,
-        "--variant",
-        p.variant,
-        "--impl",
-        imp.name(),
-        "--size",
-        p.size,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for (k, v) in &p.params {
-        let v = if *k == p.per { value } else { *v };
+    let mut params = p.params.clone();
+    params.set(&p.per, value);
+    let mut a: Vec<String> = ["run", "--workload", p.workload, "--variant", p.variant]
+        .into_iter()
+        .chain(["--impl", imp.name()])
+        .map(String::from)
+        .collect();
+    for kv in params.to_kv_args() {
         a.push("--param".into());
-        a.push(format!("{k}={v}"));
+        a.push(kv);
     }
     a
 }
@@ -183,7 +175,6 @@ pub fn main(args: InstructionsArgs) -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE as u8);
     }
-    let scenario: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let variant = if p.variant == "-" {
         String::new()
     } else {
@@ -195,7 +186,7 @@ pub fn main(args: InstructionsArgs) -> ExitCode {
          where no thread spins idle: mote with threads=1, tokio:current_thread.",
         p.workload,
         variant,
-        scenario.join(" "),
+        p.params.to_kv_string(),
         p.value,
         p.more,
         p.more - p.value,

@@ -16,7 +16,7 @@ fn word(v: Option<Verdict>) -> &'static str {
 }
 
 /// A ratio with its interval, or `-`.
-fn with_interval(r: Option<RatioCi>) -> (String, String) {
+pub(super) fn with_interval(r: Option<RatioCi>) -> (String, String) {
     match r {
         Some(r) => (ratio(r.ratio), format!("{}..{}", ratio(r.lo), ratio(r.hi))),
         None => ("-".into(), String::new()),

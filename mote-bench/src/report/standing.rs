@@ -1,6 +1,7 @@
 //! mote against the fastest peer of every scenario ([`crate::suite::standing`]) as a console
 //! table and an HTML section.
 
+use super::compare::with_interval;
 use super::console::FEW_RUNS;
 use super::format::ratio;
 use super::html::escape;
@@ -69,12 +70,13 @@ pub fn render(rows: &[Standing]) -> String {
         "scenario", "fastest peer", "time", "95%", "", "RSS vs tokio", "runs"
     );
     for r in rows {
+        let (time, interval) = with_interval(Some(r.time));
         let line = format!(
             "{:<40} {:<24} {:>6} {:>13} {:<20} {:>12} {:>5}",
             r.scenario,
             r.peer.name(),
-            ratio(r.time.ratio),
-            format!("{}..{}", ratio(r.time.lo), ratio(r.time.hi)),
+            time,
+            interval,
             word(r.verdict),
             r.rss_vs_tokio.map_or("-".into(), ratio),
             format!("{}/{}", r.runs.0, r.runs.1),
@@ -108,15 +110,13 @@ pub fn html(h: &mut String, rows: &[Standing]) {
         } else {
             ""
         };
+        let (time, interval) = with_interval(Some(r.time));
         let _ = writeln!(
             h,
-            "<tr{class}><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>\
-             <td>{}..{}</td><td class=\"note\">{}</td><td>{}</td><td>{}/{}</td></tr>",
+            "<tr{class}><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{time}</td>\
+             <td>{interval}</td><td class=\"note\">{}</td><td>{}</td><td>{}/{}</td></tr>",
             escape(&r.scenario),
             escape(r.peer.name()),
-            ratio(r.time.ratio),
-            ratio(r.time.lo),
-            ratio(r.time.hi),
             word(r.verdict),
             r.rss_vs_tokio.map_or("-".into(), ratio),
             r.runs.0,

@@ -65,14 +65,6 @@ impl Comparison {
     }
 }
 
-fn measured(r: &ImplResult) -> Vec<f64> {
-    r.runs
-        .iter()
-        .filter(|run| !run.warmup)
-        .map(|run| run.wall_ms)
-        .collect()
-}
-
 /// Compares `new` with `old` (read from `against`).
 pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Comparison {
     let mut rows = Vec::new();
@@ -80,7 +72,12 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
     let pairs = |r: &SuiteResults| {
         r.scenarios
             .iter()
-            .map(|s| s.impls.iter().filter(|i| !measured(i).is_empty()).count())
+            .map(|s| {
+                s.impls
+                    .iter()
+                    .filter(|i| !i.measured_ms().is_empty())
+                    .count()
+            })
             .sum::<usize>()
     };
     for s in &new.scenarios {
@@ -96,7 +93,7 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
             impls
                 .iter()
                 .find(|r| r.imp == Impl::tokio())
-                .map(measured)
+                .map(ImplResult::measured_ms)
                 .unwrap_or_default()
         };
         let (new_base, old_base) = (tokio(&s.impls), tokio(&o.impls));
@@ -104,7 +101,7 @@ pub fn compare(new: &SuiteResults, old: &SuiteResults, against: &str) -> Compari
             let Some(or) = o.impls.iter().find(|or| or.imp == r.imp) else {
                 continue;
             };
-            let (nt, ot) = (measured(r), measured(or));
+            let (nt, ot) = (r.measured_ms(), or.measured_ms());
             let Some(time) = ratio_of_medians(&nt, &ot) else {
                 continue;
             };

@@ -123,6 +123,15 @@ impl ImplResult {
             vs_tokio: None,
         }
     }
+
+    /// The wall times (ms) of its measured runs, warm-ups left out.
+    pub fn measured_ms(&self) -> Vec<f64> {
+        self.runs
+            .iter()
+            .filter(|run| !run.warmup)
+            .map(|run| run.wall_ms)
+            .collect()
+    }
 }
 
 /// One scenario with every implementation's result.

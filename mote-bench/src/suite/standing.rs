@@ -30,18 +30,10 @@ pub struct Standing {
     pub runs: (usize, usize),
 }
 
-/// The measured (not warm-up) times of a run that succeeded.
+/// The measured times of an implementation that succeeded, if it has any.
 fn measured(r: &ImplResult) -> Option<Vec<f64>> {
-    if r.status != Status::Ok {
-        return None;
-    }
-    let times: Vec<f64> = r
-        .runs
-        .iter()
-        .filter(|run| !run.warmup)
-        .map(|run| run.wall_ms)
-        .collect();
-    (!times.is_empty()).then_some(times)
+    let times = r.measured_ms();
+    (r.status == Status::Ok && !times.is_empty()).then_some(times)
 }
 
 /// mote's standing in `s`, or `None` when mote or every peer has no measured runs.
