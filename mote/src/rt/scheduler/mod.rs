@@ -46,10 +46,15 @@
 //!   finishing tasks of its own) waits before it steals again, up to [`BACKOFF_MAX`]
 //!   per other worker (`worker::Thief`): tasks woken back onto their owner's worker, as a
 //!   server's callers are, went back and forth between the threads on every message.
+//!   What "briefly" means depends on how far apart the two cores are, which the thief
+//!   measures (`distance.rs`): from a near worker, whose lines cost little to move, a
+//!   batch of short tasks pays ([`NEAR_STEAL_PAYS`]); from a far one it must run
+//!   [`STEAL_PAYS`].
 //! - Spinning before sleeping ([`SPIN`], at most half the workers at a time) catches the
 //!   work that comes back soon without the wake-up's system call; sleepers are still woken
 //!   as before for work that is plenty (a queue of two, the injector).
 
+mod distance;
 pub(crate) mod global;
 mod lifo;
 mod sleepers;
@@ -93,6 +98,12 @@ const WAKE_AT: usize = 2;
 /// (a steal takes up to 32; a caller's poll is a few hundred nanoseconds on the thief's cold
 /// cache): 20 to 100 us ran `call` with 10,000 callers equally fast.
 const STEAL_PAYS: Duration = Duration::from_micros(50);
+/// What a steal from a *near* worker (one whose core answers a read of a line it just wrote
+/// within [`distance::NEAR`]) must keep the thief busy for to pay, per other worker, at most
+/// [`STEAL_PAYS`]: a batch of 32 short tasks (a fan-out's workers, a server's callers) takes
+/// 5-10 us. Per other worker because what it bounds is how often thieves together take from
+/// one victim (as [`BACKOFF_MAX`]); from 25 workers on it is [`STEAL_PAYS`] itself.
+const NEAR_STEAL_PAYS: Duration = Duration::from_micros(2);
 /// The first wait of a thief whose steal did not pay.
 const BACKOFF_MIN: Duration = Duration::from_micros(16);
 /// The longest wait of a thief whose steals do not pay, per other worker
@@ -373,6 +384,12 @@ impl Scheduler {
         (Duration::from_nanos(now), workers)
     }
 
+    /// Tasks run so far by worker `index` (a relaxed read of the counter it bumps after
+    /// every poll).
+    fn tasks_of(&self, index: usize) -> u64 {
+        self.stats[index].tasks.load(Ordering::Relaxed)
+    }
+
     /// Tasks run so far by every worker but `me` (relaxed reads of counters each worker
     /// bumps after every poll).
     fn others_tasks(&self, me: usize) -> u64 {
@@ -393,24 +410,30 @@ impl Scheduler {
     /// passing over a queue that holds one task unless `any` (the thief has seen it wait
     /// [`STEAL_GRACE`]).
     ///
-    /// The task comes with where it was found: `true` for another worker's queue (a
-    /// migration, which [`worker::Thief`] judges afterwards), `false` for the injector.
-    fn steal(&self, local: &Worker<Runnable>, me: usize, any: bool) -> Option<(Runnable, bool)> {
+    /// The task comes with where it was found: the other worker's number for its queue (a
+    /// migration, which [`worker::Thief`] judges afterwards), `None` for the injector.
+    fn steal(
+        &self,
+        local: &Worker<Runnable>,
+        me: usize,
+        any: bool,
+    ) -> Option<(Runnable, Option<usize>)> {
         loop {
             let mut retry = false;
             match self.injector.steal_batch_and_pop(local) {
-                crossbeam_deque::Steal::Success(r) => return Some((r, false)),
+                crossbeam_deque::Steal::Success(r) => return Some((r, None)),
                 crossbeam_deque::Steal::Retry => retry = true,
                 crossbeam_deque::Steal::Empty => {}
             }
             let n = self.stealers.len();
             for offset in 1..n {
-                let victim = &self.stealers[(me + offset) % n];
+                let index = (me + offset) % n;
+                let victim = &self.stealers[index];
                 if !any && victim.len() < WAKE_AT {
                     continue;
                 }
                 match victim.steal_batch_and_pop(local) {
-                    crossbeam_deque::Steal::Success(r) => return Some((r, true)),
+                    crossbeam_deque::Steal::Success(r) => return Some((r, Some(index))),
                     crossbeam_deque::Steal::Retry => retry = true,
                     crossbeam_deque::Steal::Empty => {}
                 }
