@@ -36,6 +36,9 @@ pub enum Cmd {
     /// Count the instructions one unit of a scenario costs on mote and tokio under
     /// valgrind's callgrind: figures that a busy machine does not move.
     Instructions(InstructionsArgs),
+    /// How far apart two cores are now: the round trip of a cache line between two threads,
+    /// sampled at intervals (on a virtual machine it changes as the host moves its CPUs).
+    CoreDistance(CoreDistanceArgs),
     /// Messages between two nodes on loopback: mote and Erlang (needs `erl`, and the
     /// `remote` feature), round trips and throughput, small and large messages, every pair
     /// of client and server.
@@ -112,6 +115,20 @@ pub struct InstructionsArgs {
     /// about 50 times slower), standard or full.
     #[arg(long, value_parser = Size::parse, default_value = "quick")]
     pub size: Size,
+}
+
+/// `mote-bench core-distance`.
+#[derive(Debug, Args)]
+pub struct CoreDistanceArgs {
+    /// How many samples.
+    #[arg(long, default_value_t = 20)]
+    pub samples: usize,
+    /// Round trips a sample averages.
+    #[arg(long, default_value_t = 100_000)]
+    pub trips: u64,
+    /// Milliseconds between samples.
+    #[arg(long, default_value_t = 500)]
+    pub every_ms: u64,
 }
 
 /// `mote-bench list`.

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Some(Cmd::Compare(args)) => cmd::compare::main(args),
         Some(Cmd::Report(args)) => cmd::report::main(args),
         Some(Cmd::Instructions(args)) => cmd::instructions::main(args),
+        Some(Cmd::CoreDistance(args)) => cmd::core_distance::main(args),
         #[cfg(feature = "remote")]
         Some(Cmd::Remote(args)) => cmd::remote::main(args),
         #[cfg(feature = "remote")]

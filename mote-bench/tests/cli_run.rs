@@ -505,3 +505,31 @@ fn scheduler_stats_are_motes_alone() {
     let out = bench().args(args("tokio")).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn core_distance_samples_the_round_trip_between_two_threads() {
+    let out = bench()
+        .args(["core-distance", "--samples", "3", "--trips", "2000"])
+        .args(["--every-ms", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let trips: Vec<u64> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("round trip ")?
+                .strip_suffix(" ns")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(trips.len(), 3, "{text}");
+    assert!(trips.iter().all(|&ns| ns > 0), "{text}");
+    assert!(text.contains("3 samples: least"), "{text}");
+    let none = bench()
+        .args(["core-distance", "--samples", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}

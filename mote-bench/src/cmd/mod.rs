@@ -1,6 +1,7 @@
 //! The subcommands' entry points; each returns the process exit status.
 
 pub mod compare;
+pub mod core_distance;
 pub mod instructions;
 pub mod list;
 #[cfg(feature = "remote")]

@@ -1,0 +1,64 @@
+//! How far apart two of the machine's cores are now: the round trip of one cache line
+//! between two threads, each waiting for the other's write.
+//!
+//! On a virtual machine this is not fixed. On the suite's 2-core machine it was about 30 ns
+//! at some moments (two hyperthreads of one core), 80 ns at others (two cores of one cache)
+//! and 450 to 850 ns at others, changing every few seconds as the host moved the virtual
+//! CPUs; and every runtime's speed at work that crosses between threads follows it (raw
+//! tokio's `parsum pool` ran in about 20 ms or 40 ms, mote's scheduler judges its steals by
+//! it). `mote-bench core-distance` samples it, so a run's figures can be read beside it.
+
+use std::hint::spin_loop;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The mean round trip of a cache line between two threads over `trips` round trips: the
+/// calling thread writes an odd number, a second thread answers with the next even one.
+///
+/// The two threads spin: with fewer than two cores free, one waits for the other's time
+/// slice and the figure says so (milliseconds, not nanoseconds).
+pub fn round_trip(trips: u64) -> Duration {
+    if trips == 0 {
+        return Duration::ZERO;
+    }
+    let line = Arc::new(AtomicU64::new(0));
+    let echo = {
+        let line = Arc::clone(&line);
+        std::thread::spawn(move || {
+            for k in 0..trips {
+                while line.load(Ordering::Acquire) != 2 * k + 1 {
+                    spin_loop();
+                }
+                line.store(2 * k + 2, Ordering::Release);
+            }
+        })
+    };
+    let start = Instant::now();
+    for k in 0..trips {
+        line.store(2 * k + 1, Ordering::Release);
+        while line.load(Ordering::Acquire) != 2 * k + 2 {
+            spin_loop();
+        }
+    }
+    let took = start.elapsed();
+    echo.join().expect("the echo thread does not panic");
+    Duration::from_nanos((took.as_nanos() / u128::from(trips)) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_trip_takes_time_and_ends() {
+        let took = round_trip(1_000);
+        assert!(took > Duration::ZERO);
+        assert!(took < Duration::from_secs(1), "{took:?} a round trip");
+    }
+
+    #[test]
+    fn no_trips_is_no_time() {
+        assert_eq!(round_trip(0), Duration::ZERO);
+    }
+}
