@@ -3,7 +3,7 @@
 //!
 //! On a virtual machine this is not fixed. On the suite's 2-core machine it was about 30 ns
 //! at some moments (two hyperthreads of one core), 80 ns at others (two cores of one cache)
-//! and 450 to 850 ns at others, changing every few seconds as the host moved the virtual
+//! and 190 ns or 450 to 850 ns at others, changing every few seconds as the host moved the virtual
 //! CPUs; and every runtime's speed at work that crosses between threads follows it (raw
 //! tokio's `parsum pool` ran in about 20 ms or 40 ms, mote's scheduler judges its steals by
 //! it). `mote-bench core-distance` samples it, so a run's figures can be read beside it.
@@ -18,6 +18,13 @@ use std::time::{Duration, Instant};
 ///
 /// The two threads spin: with fewer than two cores free, one waits for the other's time
 /// slice and the figure says so (milliseconds, not nanoseconds).
+///
+/// ```
+/// use mote_bench::harness::core_distance::round_trip;
+///
+/// let took = round_trip(1_000);
+/// assert!(took > std::time::Duration::ZERO);
+/// ```
 pub fn round_trip(trips: u64) -> Duration {
     if trips == 0 {
         return Duration::ZERO;

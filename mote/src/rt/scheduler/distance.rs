@@ -4,7 +4,7 @@
 //! A steal moves tasks, and the lines of their state and mailboxes, between two cores; what
 //! that costs depends on how far apart the cores are, and that is not fixed. On the 2-core
 //! virtual machine the suite runs on, two threads passing a line back and forth took about
-//! 30 ns a round trip at some moments, 80 ns at others and 450 to 850 ns at others, the host
+//! 30 ns a round trip at some moments, 80 or 190 ns at others and 450 to 850 ns at others, the host
 //! moving the two virtual CPUs between the hyperthreads of one core, the cores of one cache
 //! and cores further apart every few seconds (docs/results.md, "How far apart the two cores
 //! are"). Near, a thief that takes a server's callers or a fan-out's workers costs their

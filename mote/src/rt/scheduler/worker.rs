@@ -255,12 +255,12 @@ fn find_work(
 /// the two for little), [`NEAR_STEAL_PAYS`] per other worker is enough: there a thief that
 /// took every batch of a fan-out's workers ran `parsum pool` in 0.6x the time, and a
 /// server's callers cost their server little, while between far cores the same steals ran
-/// `call` with 100 callers at 2.7 times the time. One that did not pay makes the worker wait before its next steal
-/// from a peer: from [`BACKOFF_MIN`], doubling with each such steal, up to
-/// [`longest_backoff`] ([`BACKOFF_MAX`] per other worker); one that paid halves the wait
-/// (and below [`BACKOFF_MIN`] ends it). Halving rather than ending it at once: a server's
-/// poll can keep its worker's counter still through a short steal, which must not undo the
-/// wait built up.
+/// `call` with 100 callers at 2.7 times the time. One that did not pay makes the worker
+/// wait before its next steal from a peer: from [`BACKOFF_MIN`], doubling with each such
+/// steal, up to [`longest_backoff`] ([`BACKOFF_MAX`] per other worker); one that paid
+/// halves the wait (and below [`BACKOFF_MIN`] ends it). Halving rather than ending it at
+/// once: a server's poll can keep its worker's counter still through a short steal, which
+/// must not undo the wait built up.
 pub(super) struct Thief {
     /// The last steal from a peer: when it happened, the other workers' task count then, and
     /// the victim.
