@@ -8,10 +8,10 @@
 //! moving the two virtual CPUs between the hyperthreads of one core, the cores of one cache
 //! and cores further apart every few seconds (docs/results.md, "How far apart the two cores
 //! are"). Near, a thief that takes a server's callers or a fan-out's workers costs their
-//! owner little and runs them in parallel (`parsum pool` about 0.6x the time of a thief that
-//! waits, `call` with 10,000 callers 0.65x); far, the same steals ran `call` with 100 callers
-//! at 2.7 times the time, both cores busy with each other's lines. So a thief judges a steal
-//! by what it cost ([`super::worker`]'s `Thief`), and this is what tells it the price.
+//! owner little and runs them in parallel (`parsum pool` in 0.59-0.66x the time of a thief
+//! that waits, `call` with 100 callers 0.84x); far, steals like these ran `call` with 100
+//! callers at up to 2.7 times the time, both cores busy with each other's lines. So a thief
+//! judges a steal by what it cost ([`super::worker`]'s `Thief`), and this tells it the price.
 //!
 //! The measure is the read of the victim's task counter that the thief makes anyway right
 //! after a steal, timed. It counts only when the counter moved since this thief last read

@@ -255,7 +255,7 @@ fn find_work(
 /// the two for little), [`NEAR_STEAL_PAYS`] per other worker is enough: there a thief that
 /// took every batch of a fan-out's workers ran `parsum pool` in 0.6x the time, and a
 /// server's callers cost their server little, while between far cores the same steals ran
-/// `call` with 100 callers at 2.7 times the time. One that did not pay makes the worker
+/// `call` with 100 callers at up to 2.7 times the time. One that did not pay makes the worker
 /// wait before its next steal from a peer: from [`BACKOFF_MIN`], doubling with each such
 /// steal, up to [`longest_backoff`] ([`BACKOFF_MAX`] per other worker); one that paid
 /// halves the wait (and below [`BACKOFF_MIN`] ends it). Halving rather than ending it at
