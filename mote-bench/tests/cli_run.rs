@@ -244,6 +244,24 @@ fn the_suite_and_the_report_command_say_where_mote_stands() {
     assert!(again.contains(row), "{again}");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("id=\"standing\""));
+    // Each run noted how far apart the cores were just before it, and both say so.
+    let distance = "The cores' round trip just before each run";
+    assert!(printed.contains(distance), "{printed}");
+    assert!(again.contains(distance), "{again}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let runs: Vec<&serde_json::Value> = json["scenarios"][0]["impls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|i| i["runs"].as_array().unwrap())
+        .collect();
+    assert!(runs.len() >= 6, "{json}");
+    assert!(
+        runs.iter()
+            .all(|r| r["core_round_trip_ns"].as_u64() > Some(0)),
+        "{json}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

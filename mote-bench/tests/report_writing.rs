@@ -28,6 +28,7 @@ fn runs(times: &[f64], rss_kb: u64) -> Vec<RunRecord> {
         peak_rss_kb: rss_kb,
         extras: vec![],
         process_ms: 1000.0,
+        core_round_trip_ns: Some(190),
     }];
     v.extend(times.iter().map(|&t| RunRecord {
         warmup: false,
@@ -35,6 +36,7 @@ fn runs(times: &[f64], rss_kb: u64) -> Vec<RunRecord> {
         peak_rss_kb: rss_kb,
         extras: vec![("spawn_ms".into(), "1.5".into())],
         process_ms: t + 5.0,
+        core_round_trip_ns: None,
     }));
     v
 }
@@ -350,4 +352,53 @@ fn the_report_says_where_mote_stands_against_the_fastest_peer() {
         table.contains("chain int m=1000 n=1000") && table.contains("ahead"),
         "{table}"
     );
+}
+
+#[test]
+fn the_cores_round_trip_before_each_run_is_summed_up() {
+    let mut r = synthetic();
+    // Every run's sample: 30, 80, 190, 480 and 850 ns, then the rest at 190.
+    let mut samples = [30, 80, 190, 480, 850].into_iter();
+    for run in r
+        .scenarios
+        .iter_mut()
+        .flat_map(|s| &mut s.impls)
+        .flat_map(|i| &mut i.runs)
+    {
+        run.core_round_trip_ns = Some(samples.next().unwrap_or(190));
+    }
+    let runs = r
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.impls)
+        .map(|i| i.runs.len())
+        .sum::<usize>();
+    assert!(runs >= 5, "{runs} runs");
+    let summary = report::core_distance::summary(&r).unwrap();
+    assert!(
+        summary.starts_with("least 30 ns, quartiles 190 / 190 / "),
+        "{summary}"
+    );
+    assert!(
+        summary.ends_with(&format!("most 850 ns ({runs} runs)")),
+        "{summary}"
+    );
+    assert!(report::core_distance::render(&r).contains(&summary));
+    let dir = temp_dir("core_distance");
+    let written = report::write_all(&r, &dir).unwrap();
+    let html = std::fs::read_to_string(&written.html).unwrap();
+    assert!(
+        html.contains("cores&#39; round trip before each run")
+            || html.contains("cores' round trip before each run")
+    );
+    assert!(html.contains(&summary));
+    // A file from before the samples were taken reads back without them.
+    let text = std::fs::read_to_string(&written.json)
+        .unwrap()
+        .replace("\"core_round_trip_ns\"", "\"old_unknown_field_ns\"");
+    std::fs::write(&written.json, text).unwrap();
+    let old = report::json::read(&written.json).unwrap();
+    assert_eq!(report::core_distance::summary(&old), None);
+    assert_eq!(report::core_distance::render(&old), "");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -14,11 +14,13 @@ pub fn main(args: ReportArgs) -> ExitCode {
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default();
-    let written = report::json::read(&args.results)
-        .and_then(|r| report::write_all(&r, &dir).map(|w| (w, standings(&r))));
+    let written = report::json::read(&args.results).and_then(|r| {
+        report::write_all(&r, &dir).map(|w| (w, standings(&r), report::core_distance::render(&r)))
+    });
     match written {
-        Ok((w, standings)) => {
+        Ok((w, standings, distance)) => {
             super::print(&report::standing::render(&standings));
+            super::print(&distance);
             super::print(&format!(
                 "wrote {} and {} charts in {}\n",
                 w.html.display(),

@@ -100,6 +100,7 @@ fn run(args: SuiteArgs) -> Result<ExitCode> {
     }
     super::print(&report::console::render(&results));
     super::print(&report::standing::render(&standings(&results)));
+    super::print(&report::core_distance::render(&results));
     if let Some(c) = &results.comparison {
         super::print(&report::compare::render(c));
     }

@@ -2,11 +2,13 @@
 //! between two threads, each waiting for the other's write.
 //!
 //! On a virtual machine this is not fixed. On the suite's 2-core machine it was about 30 ns
-//! at some moments (two hyperthreads of one core), 80 ns at others (two cores of one cache)
-//! and 190 ns or 450 to 850 ns at others, changing every few seconds as the host moved the virtual
-//! CPUs; and every runtime's speed at work that crosses between threads follows it (raw
+//! at some moments (two hyperthreads of one core), 80 ns at others (two cores of one
+//! cache) and 190 ns or 450 to 850 ns at others, changing every few seconds as the host
+//! moved the virtual CPUs; and every runtime's speed at work that crosses between threads
+//! follows it (raw
 //! tokio's `parsum pool` ran in about 20 ms or 40 ms, mote's scheduler judges its steals by
-//! it). `mote-bench core-distance` samples it, so a run's figures can be read beside it.
+//! it). `mote-bench core-distance` samples it, and the suite samples it just before every
+//! run (`RunRecord::core_round_trip_ns`), so a run's figures can be read beside it.
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};

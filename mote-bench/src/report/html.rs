@@ -105,6 +105,9 @@ fn meta(h: &mut String, r: &SuiteResults) {
         ("cpu".into(), m.cpu.clone()),
         ("rust".into(), format!("{}, tokio {}", m.rustc, m.tokio)),
     ];
+    if let Some(spread) = super::core_distance::summary(r) {
+        rows.push(("cores' round trip before each run".into(), spread));
+    }
     for (runtime, version) in m.peer_versions() {
         rows.push((runtime, version));
     }

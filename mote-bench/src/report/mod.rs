@@ -5,6 +5,7 @@ pub mod axis;
 pub mod charts;
 pub mod compare;
 pub mod console;
+pub mod core_distance;
 pub mod format;
 pub mod html;
 pub mod json;

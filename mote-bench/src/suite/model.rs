@@ -69,6 +69,11 @@ pub struct RunRecord {
     pub extras: Vec<(String, String)>,
     /// Spawn-to-exit time of the child process (startup and teardown included), ms.
     pub process_ms: f64,
+    /// The round trip of a cache line between two threads just before the run, ns
+    /// ([`crate::harness::core_distance`]): which state of the machine the run had. Absent
+    /// in files from before it was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_round_trip_ns: Option<u64>,
 }
 
 /// How an implementation fared on a scenario.

@@ -79,6 +79,7 @@ mod tests {
             peak_rss_kb: 1000,
             extras: Vec::new(),
             process_ms: wall_ms,
+            core_round_trip_ns: None,
         }
     }
 
