@@ -15,11 +15,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The mean round trip of a cache line between two threads over `trips` round trips: the
-/// calling thread writes an odd number, a second thread answers with the next even one.
+/// The longest a sample takes: past it the sample ends early, with the round trips made.
+pub const LIMIT: Duration = Duration::from_millis(100);
+
+/// What the calling thread writes to end the echo thread early.
+const STOP: u64 = u64::MAX;
+
+/// The mean round trip of a cache line between two threads over `trips` round trips (or as
+/// many as fit in [`LIMIT`]): the calling thread writes an odd number, a second thread
+/// answers with the next even one.
 ///
 /// The two threads spin: with fewer than two cores free, one waits for the other's time
-/// slice and the figure says so (milliseconds, not nanoseconds).
+/// slice and the figure says so (milliseconds, not nanoseconds), and [`LIMIT`] keeps that
+/// wait short.
 ///
 /// ```
 /// use mote_bench::harness::core_distance::round_trip;
@@ -35,24 +43,38 @@ pub fn round_trip(trips: u64) -> Duration {
     let echo = {
         let line = Arc::clone(&line);
         std::thread::spawn(move || {
-            for k in 0..trips {
-                while line.load(Ordering::Acquire) != 2 * k + 1 {
+            let mut answered = 0;
+            loop {
+                let seen = line.load(Ordering::Acquire);
+                if seen == STOP {
+                    return;
+                }
+                if seen == 2 * answered + 1 {
+                    answered += 1;
+                    line.store(2 * answered, Ordering::Release);
+                } else {
                     spin_loop();
                 }
-                line.store(2 * k + 2, Ordering::Release);
             }
         })
     };
     let start = Instant::now();
-    for k in 0..trips {
-        line.store(2 * k + 1, Ordering::Release);
-        while line.load(Ordering::Acquire) != 2 * k + 2 {
+    let mut made = 0;
+    while made < trips {
+        line.store(2 * made + 1, Ordering::Release);
+        while line.load(Ordering::Acquire) != 2 * made + 2 {
             spin_loop();
+        }
+        made += 1;
+        // The clock every 64 round trips: reading it costs about a short round trip.
+        if made % 64 == 0 && start.elapsed() >= LIMIT {
+            break;
         }
     }
     let took = start.elapsed();
+    line.store(STOP, Ordering::Release);
     echo.join().expect("the echo thread does not panic");
-    Duration::from_nanos((took.as_nanos() / u128::from(trips)) as u64)
+    Duration::from_nanos((took.as_nanos() / u128::from(made)) as u64)
 }
 
 #[cfg(test)]
@@ -64,6 +86,16 @@ mod tests {
         let took = round_trip(1_000);
         assert!(took > Duration::ZERO);
         assert!(took < Duration::from_secs(1), "{took:?} a round trip");
+    }
+
+    #[test]
+    fn a_sample_ends_at_its_limit() {
+        let start = Instant::now();
+        let took = round_trip(u64::MAX / 4);
+        let spent = start.elapsed();
+        assert!(took > Duration::ZERO);
+        assert!(spent >= LIMIT, "{spent:?}");
+        assert!(spent < LIMIT * 20, "{spent:?}: the limit did not end it");
     }
 
     #[test]

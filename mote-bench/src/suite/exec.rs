@@ -9,10 +9,10 @@ use super::plan::Lineup;
 use super::progress::Progress;
 use super::runs::RunCount;
 use crate::harness::child::{self, ChildRun};
-use crate::harness::core_distance;
 use crate::harness::outcome::{EXIT_SKIPPED, SKIP_PREFIX};
 use crate::harness::result_line::ResultLine;
 use crate::harness::rusage::Exit;
+use crate::harness::{core_distance, machine};
 use crate::impls::Impl;
 use crate::peers::Peers;
 use std::path::PathBuf;
@@ -175,16 +175,22 @@ fn with_headline(what: String, stderr: &str) -> String {
 /// round trip, 17 ms at 850.
 const PROBE_TRIPS: u64 = 20_000;
 
+/// The cores' round trip just before a run, in nanoseconds; none on a machine that lets this
+/// process use one core (its two threads would take turns, not talk across cores).
+fn probe_cores() -> Option<u64> {
+    (machine::cores() >= 2).then(|| core_distance::round_trip(PROBE_TRIPS).as_nanos() as u64)
+}
+
 /// Makes one run of `scenario` on `imp`, noting the cores' distance just before it.
 pub fn attempt(imp: &Impl, s: &Scenario, opts: &ExecOptions, warmup: bool) -> Attempt {
     let Some(cmd) = command_for(imp, s, opts) else {
         return Attempt::Skipped(format!("{imp} is not available"));
     };
-    let round_trip = core_distance::round_trip(PROBE_TRIPS);
+    let round_trip = probe_cores();
     match child::run(cmd, opts.timeout) {
         Ok(run) => match interpret(&run, imp, s, warmup) {
             Attempt::Ran(record) => Attempt::Ran(RunRecord {
-                core_round_trip_ns: Some(round_trip.as_nanos() as u64),
+                core_round_trip_ns: round_trip,
                 ..record
             }),
             other => other,
