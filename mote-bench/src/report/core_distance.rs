@@ -6,6 +6,7 @@
 //! spread of these samples says whether a run's figures come from one state of the machine
 //! or from several.
 
+use crate::harness::stats::quantile_sorted;
 use crate::suite::model::SuiteResults;
 
 /// Every run's sample, warm-ups included, in nanoseconds.
@@ -22,19 +23,19 @@ fn samples(results: &SuiteResults) -> Vec<u64> {
 /// The samples' least, quartiles and most, and how many; `None` without samples (a file
 /// from before they were taken).
 pub fn summary(results: &SuiteResults) -> Option<String> {
-    let mut ns = samples(results);
+    let mut ns: Vec<f64> = samples(results).into_iter().map(|n| n as f64).collect();
     if ns.is_empty() {
         return None;
     }
-    ns.sort_unstable();
-    let at = |q: usize| ns[(ns.len() - 1) * q / 4];
+    ns.sort_by(f64::total_cmp);
+    let at = |q: f64| quantile_sorted(&ns, q);
     Some(format!(
-        "least {} ns, quartiles {} / {} / {} ns, most {} ns ({} runs)",
-        at(0),
-        at(1),
-        at(2),
-        at(3),
-        at(4),
+        "least {:.0} ns, quartiles {:.0} / {:.0} / {:.0} ns, most {:.0} ns ({} runs)",
+        at(0.0),
+        at(0.25),
+        at(0.5),
+        at(0.75),
+        at(1.0),
         ns.len()
     ))
 }

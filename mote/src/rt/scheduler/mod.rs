@@ -393,11 +393,9 @@ impl Scheduler {
     /// Tasks run so far by every worker but `me` (relaxed reads of counters each worker
     /// bumps after every poll).
     fn others_tasks(&self, me: usize) -> u64 {
-        self.stats
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != me)
-            .map(|(_, s)| s.tasks.load(Ordering::Relaxed))
+        (0..self.stats.len())
+            .filter(|&i| i != me)
+            .map(|i| self.tasks_of(i))
             .fold(0u64, u64::wrapping_add)
     }
 
