@@ -51,7 +51,8 @@ pub(crate) fn polled() -> *const Slot {
     CURRENT.with(Cell::get)
 }
 
-/// The id of the process running on this thread, if any.
+/// The id of the process running on this thread, if any. Inline, as [`crate::self_id`].
+#[inline]
 pub(crate) fn current() -> Option<ProcessId> {
     let slot = CURRENT.with(Cell::get);
     // SAFETY: slots are never freed; a non-null CURRENT is the slot being polled.

@@ -301,6 +301,10 @@ impl<T> Waiter<T> {
     /// The slot emptied for another wait, if this waiter is its only owner: no outcome, no
     /// watch, and the waker it holds (if any) left registered (`WAKER` set), so that a wait
     /// polled by the same task registers with no clone and no read-modify-write.
+    // Inline: LLVM left it out of line once `self_id` was inlined into a call's poll, and
+    // its `Option<Waiter<T>>`, returned through the stack, stalled the load that read it back
+    // (as `Slot::pop`'s did).
+    #[inline]
     pub(crate) fn emptied(self) -> Option<Waiter<T>> {
         if !self.is_only_owner() {
             return None;

@@ -569,7 +569,12 @@ impl Slot {
     ///
     /// # Safety
     /// Called only by the process that owns this slot, whose message type is `M`.
-    #[inline]
+    // Always: left to LLVM, a receive with a large message type (a server's `Envelope`)
+    // called it, and the `Option<(u64, M)>` it wrote to the stack in 8- and 16-byte pieces
+    // was read back in 16-byte loads that straddled them: a stalled store-to-load forward,
+    // the hottest instruction of a server's loop (8% of `call`'s time; docs/design.md, "Values
+    // that move through the stack").
+    #[inline(always)]
     pub(crate) unsafe fn pop<M>(&self) -> Option<(u64, M)> {
         // SAFETY: owner-only (the contract).
         let message = unsafe { self.queue.pop::<M>() }?;
