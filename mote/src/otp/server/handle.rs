@@ -251,11 +251,15 @@ impl<S: Server> ServerRef<S> {
         #[cfg(feature = "dist")]
         if !self.pid.id().is_local() {
             return wait_reply(
-                Err(super::remote::call::<S>(self.pid.id(), request, timeout)),
+                Err(Box::new(super::remote::call::<S>(
+                    self.pid.id(),
+                    request,
+                    timeout,
+                ))),
                 timeout,
             );
         }
-        wait_reply(self.send_call(request).map_err(Early::Failed), timeout)
+        wait_reply(self.send_call(request).map_err(Early::failed), timeout)
     }
 
     /// Sends a typed request ([`Request`]) and waits up to `timeout` for its reply, of the
@@ -295,7 +299,7 @@ impl<S: Server> ServerRef<S> {
         R: Request,
     {
         let sent = self.send_with(|from| Msg::Typed(Box::new(Typed { request, from })));
-        wait_reply(sent.map_err(Early::Failed), timeout)
+        wait_reply(sent.map_err(Early::failed), timeout)
     }
 
     /// The synchronous half of a call: send the request with its reply slot.
@@ -404,6 +408,12 @@ impl<S: Server> ServerRef<S> {
 
 /// Why a call has no local reply slot to wait on: it failed before sending, or (the `dist`
 /// feature) its server is on another node and the wait is the transport's.
+///
+/// Boxed where a call's future holds it, so that the future's `Result<Waiter, Box<Early>>`
+/// is two words: inline (a `CallError` is 48 bytes), the call's future started by copying
+/// the whole argument into its body's state with wide loads of the tag and the waiter just
+/// stored in narrower pieces, a stalled store-to-load forward on every call. The box is
+/// made only on these rare paths.
 pub(super) enum Early {
     Failed(CallError),
     #[cfg(feature = "dist")]
@@ -414,25 +424,35 @@ pub(super) enum Early {
     ),
 }
 
+impl Early {
+    /// A call that failed before it was sent, boxed for its future.
+    #[cold]
+    fn failed(error: CallError) -> Box<Early> {
+        Box::new(Early::Failed(error))
+    }
+}
+
 /// The waiting half of a call: the reply, or why none came.
 #[allow(clippy::type_complexity)]
 async fn wait_reply<T: Send + 'static>(
-    sent: Result<Waiter<Result<T, NoReply>>, Early>,
+    sent: Result<Waiter<Result<T, NoReply>>, Box<Early>>,
     timeout: Duration,
 ) -> Result<T, CallError> {
     let slot = match sent {
         Ok(sent) => sent,
-        Err(Early::Failed(e)) => return Err(e),
-        // The remote branch: the same future type as a local call's, so a local call pays
-        // nothing for it but this arm of a match it already made.
-        #[cfg(feature = "dist")]
-        Err(Early::Remote(wait)) => {
-            let reply = wait.await?;
-            return reply
-                .downcast::<T>()
-                .map(|r| *r)
-                .map_err(|_| CallError::NoReply);
-        }
+        Err(early) => match *early {
+            Early::Failed(e) => return Err(e),
+            // The remote branch: the same future type as a local call's, so a local call
+            // pays nothing for it but this arm of a match it already made.
+            #[cfg(feature = "dist")]
+            Early::Remote(wait) => {
+                let reply = wait.await?;
+                return reply
+                    .downcast::<T>()
+                    .map(|r| *r)
+                    .map_err(|_| CallError::NoReply);
+            }
+        },
     };
     let mut waiting = Waiting(Some(slot));
     let outcome = match crate::rt::timeout_wheel::timeout(timeout, &mut waiting).await {
@@ -517,6 +537,19 @@ impl<S: Server> From<ServerRef<S>> for ProcessId {
 mod tests {
     use super::*;
     use crate::otp::server::{Context, Next};
+
+    /// What a call's future starts from is two words, so that it moves in registers: as
+    /// anything wider it was copied in loads that straddled its narrower stores (see
+    /// [`Early`]), and the waiter is one pointer (its waker id lives in the slot).
+    #[test]
+    fn what_a_call_sends_its_wait_is_two_words() {
+        let word = std::mem::size_of::<usize>();
+        assert_eq!(std::mem::size_of::<Waiter<Result<u64, NoReply>>>(), word);
+        assert_eq!(
+            std::mem::size_of::<Result<Waiter<Result<u64, NoReply>>, Box<Early>>>(),
+            2 * word
+        );
+    }
 
     struct Echo;
 

@@ -21,14 +21,12 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use super::{Completion, Waiter};
-use crate::rt::waker_id::WakerId;
 
 /// A kept slot: an `Arc<Completion<T>>` turned into a raw pointer, with its `T` and how to
-/// free it, and who the waker it still holds wakes.
+/// free it (who the waker it still holds wakes is in the slot: `Completion::registered`).
 struct Kept {
     of: TypeId,
     slot: *const (),
-    wakes: WakerId,
     /// Frees `slot` as the `Arc<Completion<T>>` it came from.
     free: unsafe fn(*const ()),
 }
@@ -69,7 +67,7 @@ impl<T: 'static> Waiter<T> {
             .try_with(|k| {
                 let kept = k.0.take()?;
                 if kept.of == of {
-                    return Some((kept.slot, kept.wakes));
+                    return Some(kept.slot);
                 }
                 // Another type's: left for it.
                 k.0.set(Some(kept));
@@ -80,10 +78,7 @@ impl<T: 'static> Waiter<T> {
         match kept {
             // SAFETY: kept by `keep` as an `Arc<Completion<T>>` (its type id is this `T`'s),
             // taken out of the cell, so ours alone.
-            Some((slot, wakes)) => Waiter(
-                unsafe { Arc::from_raw(slot.cast::<Completion<T>>()) },
-                wakes,
-            ),
+            Some(slot) => Waiter(unsafe { Arc::from_raw(slot.cast::<Completion<T>>()) }),
             None => Waiter::new(),
         }
     }
@@ -92,7 +87,7 @@ impl<T: 'static> Waiter<T> {
     /// this thread's next [`Waiter::reused`] if nobody else holds it, else lets go of it.
     #[inline]
     pub(crate) fn recycle(self) {
-        let Some(Waiter(slot, wakes)) = self.emptied() else {
+        let Some(Waiter(slot)) = self.emptied() else {
             return;
         };
         let raw = Arc::into_raw(slot).cast::<()>();
@@ -100,7 +95,6 @@ impl<T: 'static> Waiter<T> {
             k.0.replace(Some(Kept {
                 of: TypeId::of::<Completion<T>>(),
                 slot: raw,
-                wakes,
                 free: free::<T>,
             }))
         });
