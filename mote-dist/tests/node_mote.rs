@@ -3,6 +3,8 @@
 //! set). Typed messages go both ways, by name and by pid, and the pids inside them work
 //! on the other node unchanged.
 
+mod common;
+
 use std::time::Duration;
 
 use mote::{Pid, Process};
@@ -11,14 +13,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 const COOKIE: &str = "node_mote_cookie";
 const WAIT: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// The second node (run by `two_mote_nodes_exchange_typed_messages` in a child process).
 #[test]
@@ -322,16 +316,15 @@ fn two_mote_nodes_exchange_typed_messages() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let epmd = free_port();
         let me = format!("parent{}@127.0.0.1", std::process::id());
         let child_name = format!("child{}@127.0.0.1", std::process::id());
-        let node = NodeOptions::new(me.clone())
-            .cookie(COOKIE)
-            .epmd_port(epmd)
-            .start_epmd(true)
-            .start()
-            .await
-            .expect("parent node starts");
+        let (node, epmd) = common::start_with_epmd(|port| {
+            NodeOptions::new(me.clone())
+                .cookie(COOKIE)
+                .epmd_port(port)
+                .start_epmd(true)
+        })
+        .await;
 
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let inbox = mote::spawn(move |mut p: Process<String>| async move {

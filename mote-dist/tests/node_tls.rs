@@ -83,21 +83,21 @@ fn tls_both_ways_with_erl_inet_tls() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let epmd_port = common::free_port();
         let tls = TlsConfig::from_pem_files(
             &dir.join("node.pem"),
             &dir.join("node.key"),
             &dir.join("ca.pem"),
         )
         .expect("the test's certificates load");
-        let node = NodeOptions::new(format!("{}@localhost", unique("mote")))
-            .cookie(COOKIE)
-            .epmd_port(epmd_port)
-            .start_epmd(true)
-            .tls(tls)
-            .start()
-            .await
-            .expect("the TLS node starts");
+        let name = format!("{}@localhost", unique("mote"));
+        let (node, epmd_port) = common::start_with_epmd(|port| {
+            NodeOptions::new(name.clone())
+                .cookie(COOKIE)
+                .epmd_port(port)
+                .start_epmd(true)
+                .tls(tls.clone())
+        })
+        .await;
         let echo = mote::spawn(|mut p: Process<(Pid<WireTerm>, WireTerm)>| async move {
             while let Some((from, term)) = p.recv_timeout(common::WAIT).await {
                 from.send(term);

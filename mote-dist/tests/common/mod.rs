@@ -464,15 +464,38 @@ pub fn run(test: impl std::future::Future<Output = ()>) {
 /// Starts this test process's mote node (`mote_dist::node`, one per OS process) with its
 /// embedded EPMD on a free port; returns the node and that port.
 pub async fn start_node(cookie: &str) -> (mote_dist::node::Node, u16) {
-    let epmd_port = free_port();
-    let node = mote_dist::node::NodeOptions::new(format!("{}@127.0.0.1", unique("mote")))
-        .cookie(cookie)
-        .epmd_port(epmd_port)
-        .start_epmd(true)
-        .start()
-        .await
-        .expect("mote node starts");
-    (node, epmd_port)
+    let name = format!("{}@127.0.0.1", unique("mote"));
+    start_with_epmd(|port| {
+        mote_dist::node::NodeOptions::new(name.clone())
+            .cookie(cookie)
+            .epmd_port(port)
+            .start_epmd(true)
+    })
+    .await
+}
+
+/// Starts the node `options` describes for an EPMD port, on a free port, with its embedded
+/// EPMD; returns the node and the port. [`free_port`] finds a port by binding port 0 and
+/// letting go, so another socket on the machine (another test's connection, given an
+/// ephemeral port) may take it before the EPMD binds it: then it tries another port, a few
+/// times, rather than failing the test on a race that is not the code's.
+pub async fn start_with_epmd(
+    options: impl Fn(u16) -> mote_dist::node::NodeOptions,
+) -> (mote_dist::node::Node, u16) {
+    const ATTEMPTS: usize = 5;
+    for attempt in 1.. {
+        let port = free_port();
+        match options(port).start().await {
+            Ok(node) => return (node, port),
+            Err(mote_dist::node::NodeError::Epmd(mote_dist::epmd::EpmdError::Io(e)))
+                if e.kind() == std::io::ErrorKind::AddrInUse && attempt < ATTEMPTS =>
+            {
+                eprintln!("EPMD port {port} taken before it was bound ({e}); another port");
+            }
+            Err(e) => panic!("the node starts (EPMD port {port}): {e}"),
+        }
+    }
+    unreachable!("the loop returns or panics")
 }
 
 /// Waits until the peer closes the socket.
