@@ -413,7 +413,8 @@ impl<S: Server> ServerRef<S> {
 /// is two words: inline (a `CallError` is 48 bytes), the call's future started by copying
 /// the whole argument into its body's state with wide loads of the tag and the waiter just
 /// stored in narrower pieces, a stalled store-to-load forward on every call. The box is
-/// made only on these rare paths.
+/// made only for a call that fails before it is sent, or that goes to another node (whose
+/// wait is boxed already).
 pub(super) enum Early {
     Failed(CallError),
     #[cfg(feature = "dist")]

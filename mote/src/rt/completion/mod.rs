@@ -287,7 +287,9 @@ impl<T> Waiter<T> {
     /// The id of the waker this waiter stored last.
     #[inline]
     fn registered(&self) -> WakerId {
-        // SAFETY: `registered` is the one waiter's, and this is it.
+        // SAFETY: `registered` is the one waiter's, and this is it; it is written only
+        // through `&mut Waiter` (`poll_take`) or by the slot's only owner (`emptied`), so no
+        // write races this read.
         self.0.registered.with(|cell| unsafe { *cell })
     }
 
