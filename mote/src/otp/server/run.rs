@@ -95,6 +95,25 @@ impl<S: Server> std::fmt::Debug for Envelope<S> {
     }
 }
 
+/// Runs `handle_call` for one call inside the enclosing `async` body, and says at once when
+/// the handler dropped the reply handle unanswered and goes on. A macro, not an `async fn`:
+/// the server loop takes calls in its own body (see `serve`), and a future of its own
+/// would copy the request and its `ReplyTo` into its state again.
+macro_rules! handle_call {
+    ($server:expr, $ctx:expr, $request:expr, $from:expr) => {{
+        let from = $from;
+        let slot = from.slot.clone();
+        let next = catching($server.handle_call($request, from, $ctx)).await;
+        if let (Ok(n), Some(slot)) = (&next, slot) {
+            // Dropped without a reply, and no exit will explain it: say so now.
+            if !matches!(n, Next::Stop(_)) && slot.is_abandoned() {
+                slot.no_value(Err(NoReply));
+            }
+        }
+        next
+    }};
+}
+
 /// Serves messages until a callback stops the server; returns the exit reason. `next` is
 /// what `init` asked for (wait, a timeout, hibernate, continue).
 ///
@@ -105,14 +124,21 @@ pub(super) async fn serve<S: Server>(mut server: S, mut ctx: Context<S>, next: N
     let mut next = next;
     loop {
         let handled = match next {
-            Next::Continue => {
-                let Envelope(msg) = ctx.process.recv().await;
-                let mut handled = Ok(Next::Continue);
-                if dispatch(&mut server, &mut ctx, msg, &mut handled).await {
-                    continue;
+            // A call, the common message, is handled here rather than in `dispatch`: passed
+            // to `dispatch`'s future, the envelope was copied into its state and out again
+            // in loads that straddled narrower stores (stalled store-to-load forwards).
+            Next::Continue => match ctx.process.recv().await {
+                Envelope(Msg::Call(request, from)) => {
+                    handle_call!(&mut server, &mut ctx, request, from)
                 }
-                handled
-            }
+                Envelope(msg) => {
+                    let mut handled = Ok(Next::Continue);
+                    if dispatch(&mut server, &mut ctx, msg, &mut handled).await {
+                        continue;
+                    }
+                    handled
+                }
+            },
             Next::Timeout(limit) => match ctx.process.recv_timeout(limit).await {
                 Some(Envelope(msg)) => {
                     let mut handled = Ok(Next::Continue);
@@ -164,17 +190,7 @@ async fn dispatch<S: Server>(
     out: &mut Result<Next, ExitReason>,
 ) -> bool {
     let handled = match msg {
-        Msg::Call(request, from) => {
-            let slot = from.slot.clone();
-            let next = catching(server.handle_call(request, from, ctx)).await;
-            if let (Ok(n), Some(slot)) = (&next, slot) {
-                // Dropped without a reply, and no exit will explain it: say so now.
-                if !matches!(n, Next::Stop(_)) && slot.is_abandoned() {
-                    slot.no_value(Err(NoReply));
-                }
-            }
-            next
-        }
+        Msg::Call(request, from) => handle_call!(server, ctx, request, from),
         Msg::Typed(call) => catching(call.run(server, ctx)).await,
         Msg::Cast(message) => catching(server.handle_cast(message, ctx)).await,
         Msg::Info(message) => catching(server.handle_info(message, ctx)).await,
@@ -213,7 +229,9 @@ pin_project_lite::pin_project! {
 impl<F: Future> Future for Catching<F> {
     type Output = Result<F::Output, ExitReason>;
 
-    #[inline]
+    // Always: out of line, its `Result` came back through the stack and was read back in
+    // wide loads (a stalled store-to-load forward on every message).
+    #[inline(always)]
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
         let future = self.project().future;
         match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
