@@ -10,20 +10,21 @@ use crate::harness::stats::quantile_sorted;
 use crate::suite::model::SuiteResults;
 
 /// Every run's sample, warm-ups included, in nanoseconds.
-fn samples(results: &SuiteResults) -> Vec<u64> {
+fn samples(results: &SuiteResults) -> Vec<f64> {
     results
         .scenarios
         .iter()
         .flat_map(|s| &s.impls)
         .flat_map(|i| &i.runs)
         .filter_map(|r| r.core_round_trip_ns)
+        .map(|ns| ns as f64)
         .collect()
 }
 
 /// The samples' least, quartiles and most, and how many; `None` without samples (a file
 /// from before they were taken).
 pub fn summary(results: &SuiteResults) -> Option<String> {
-    let mut ns: Vec<f64> = samples(results).into_iter().map(|n| n as f64).collect();
+    let mut ns = samples(results);
     if ns.is_empty() {
         return None;
     }

@@ -483,7 +483,8 @@ pub async fn start_with_epmd(
     options: impl Fn(u16) -> mote_dist::node::NodeOptions,
 ) -> (mote_dist::node::Node, u16) {
     const ATTEMPTS: usize = 5;
-    for attempt in 1.. {
+    let mut attempt = 1;
+    loop {
         let port = free_port();
         match options(port).start().await {
             Ok(node) => return (node, port),
@@ -491,11 +492,11 @@ pub async fn start_with_epmd(
                 if e.kind() == std::io::ErrorKind::AddrInUse && attempt < ATTEMPTS =>
             {
                 eprintln!("EPMD port {port} taken before it was bound ({e}); another port");
+                attempt += 1;
             }
             Err(e) => panic!("the node starts (EPMD port {port}): {e}"),
         }
     }
-    unreachable!("the loop returns or panics")
 }
 
 /// Waits until the peer closes the socket.
