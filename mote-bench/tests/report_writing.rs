@@ -236,7 +236,7 @@ fn console_table_has_a_row_per_implementation() {
         .find(|l| l.starts_with("tokio") && l.contains("11.00 ms"))
         .expect("tokio row");
     assert!(tokio_row.contains("±9.09%"), "{tokio_row}");
-    assert!(tokio_row.contains("10.0 MB"), "{tokio_row}");
+    assert!(tokio_row.contains("10.0 MiB"), "{tokio_row}");
     assert!(tokio_row.contains("1.00x"), "{tokio_row}");
     assert!(table.contains("mote          skipped (the mote implementation"));
 }

@@ -436,8 +436,8 @@ pub fn sweep_chart(results: &SuiteResults, sweep: &Sweep) -> Result<Option<Chart
     let y_desc = match (sweep.metric, y.log) {
         (Metric::TimeMs, false) => "median wall time",
         (Metric::TimeMs, true) => "median wall time (log scale)",
-        (Metric::RssMb, false) => "median peak RSS (MB)",
-        (Metric::RssMb, true) => "median peak RSS (MB, log scale)",
+        (Metric::RssMb, false) => "median peak RSS (MiB)",
+        (Metric::RssMb, true) => "median peak RSS (MiB, log scale)",
     };
     let mut svg = String::new();
     {

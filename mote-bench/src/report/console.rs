@@ -1,6 +1,6 @@
 //! The benchee-like console table: one block per scenario, one row per implementation.
 
-use super::format::{duration_ms, ratio, rss_mb};
+use super::format::{duration_ms, ratio, rss_mib};
 use crate::suite::model::{ImplResult, ScenarioResult, Status, SuiteResults, MIN_SAMPLES};
 use std::fmt::Write;
 
@@ -44,7 +44,7 @@ pub fn row_cells(r: &ImplResult) -> Result<[String; 8], String> {
             format!("±{:.2}%", s.time.stddev_pct()),
             duration_ms(s.time.min),
             duration_ms(s.time.p99),
-            rss_mb(s.rss_max_kb as f64),
+            rss_mib(s.rss_max_kb as f64),
             r.vs_tokio.map_or("-".into(), |v| ratio(v.time)),
             r.vs_tokio.map_or("-".into(), |v| ratio(v.rss)),
         ]),

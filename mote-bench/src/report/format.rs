@@ -14,9 +14,9 @@ pub fn duration_ms(ms: f64) -> String {
     }
 }
 
-/// KiB as MB with one decimal (`1088.0 MB`); RSS is what `ru_maxrss` gives, in KiB.
-pub fn rss_mb(kb: f64) -> String {
-    format!("{:.1} MB", kb / 1024.0)
+/// KiB as MiB with one decimal (`1088.0 MiB`); RSS is what `ru_maxrss` gives, in KiB.
+pub fn rss_mib(kb: f64) -> String {
+    format!("{:.1} MiB", kb / 1024.0)
 }
 
 /// A ratio as `1.23x`.
@@ -54,7 +54,7 @@ mod tests {
 
     #[test]
     fn sizes_and_counts() {
-        assert_eq!(rss_mb(1_114_112.0), "1088.0 MB");
+        assert_eq!(rss_mib(1_114_112.0), "1088.0 MiB");
         assert_eq!(ratio(0.756), "0.76x");
         assert_eq!(count(500.0), "500");
         assert_eq!(count(10_000.0), "10k");

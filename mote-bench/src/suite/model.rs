@@ -154,7 +154,7 @@ pub struct ScenarioResult {
 pub enum Metric {
     /// Median wall time, ms.
     TimeMs,
-    /// Median peak RSS, MB.
+    /// Median peak RSS, MiB (KiB / 1024; the name is kept for the saved runs that use it).
     RssMb,
 }
 
